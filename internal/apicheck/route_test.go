@@ -1,0 +1,101 @@
+package apicheck
+
+import (
+	"net/http"
+	"slices"
+	"testing"
+)
+
+func TestOperationsListTheRouteTable(t *testing.T) {
+	t.Parallel()
+	got := loadChecker(t).Operations()
+	want := []Operation{
+		{"GET", "/healthz", "getHealth", false},
+		{"GET", "/metrics", "getMetrics", false},
+		{"GET", "/readyz", "getReadiness", false},
+		{"GET", "/v1/product/domains", "listDomains", true},
+		{"POST", "/v1/product/domains", "createDomain", true},
+		{"DELETE", "/v1/product/domains/{id}", "deleteDomain", true},
+		{"GET", "/v1/product/domains/{id}", "getDomain", true},
+		{"POST", "/v1/product/domains/{id}/verify", "verifyDomain", true},
+		{"GET", "/v1/product/openapi.json", "getOpenAPIDocument", false},
+	}
+	// Later issues add routes: every route above must stay, in this order.
+	var kept []Operation
+	for _, op := range got {
+		if slices.Contains(want, op) {
+			kept = append(kept, op)
+		}
+	}
+	if !slices.Equal(kept, want) {
+		t.Errorf("Operations() = %v\nwant to contain, in order, %v", got, want)
+	}
+}
+
+func TestFill(t *testing.T) {
+	t.Parallel()
+	op := Operation{Method: "POST", Path: "/v1/product/audiences/{id}/contacts/{contactId}"}
+	if got, want := op.Fill("x"), "/v1/product/audiences/x/contacts/x"; got != want {
+		t.Errorf("Fill = %q, want %q", got, want)
+	}
+}
+
+// A literal segment beats a parameter, and a method a less specific route
+// has still matches it, as with net/http patterns.
+func TestMatchingPrefersLiteralSegments(t *testing.T) {
+	t.Parallel()
+	doc := minimalDocument(t, func(d obj) {
+		paths := d["paths"].(obj)
+		op := func(id string) obj {
+			return obj{"operationId": id, "responses": obj{"200": obj{"description": "ok"}}}
+		}
+		paths["/things/verify"] = obj{"post": op("verifyThing")}
+		paths["/things/{id}"].(obj)["delete"] = obj{
+			"operationId": "deleteThing",
+			"parameters":  []obj{{"name": "id", "in": "path", "required": true, "schema": obj{"type": "string"}}},
+			"responses":   obj{"204": obj{"description": "gone"}},
+		}
+	})
+	c, err := load(doc, doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		method, path, wantID string
+		wantAllowed          []string
+	}{
+		{"POST", "/v1/product/things/verify", "verifyThing", nil},
+		{"GET", "/v1/product/things/verify", "getThing", nil},
+		{"DELETE", "/v1/product/things/verify", "deleteThing", nil},
+		{"GET", "/v1/product/things/42", "getThing", nil},
+		{"HEAD", "/v1/product/things/42", "getThing", nil},
+		{"POST", "/v1/product/things/42", "", []string{"DELETE", "GET"}},
+		{"GET", "/v1/product/things", "", nil},
+		{"GET", "/v1/product/things/42/more", "", nil},
+		{"GET", "/things/42", "", nil},
+	}
+	for _, tc := range cases {
+		r, allowed := c.find(tc.method, tc.path)
+		gotID := ""
+		if r != nil {
+			gotID = r.op.ID
+		}
+		if gotID != tc.wantID || !slices.Equal(allowed, tc.wantAllowed) {
+			t.Errorf("%s %s: got %q allowed %v, want %q allowed %v", tc.method, tc.path, gotID, allowed, tc.wantID, tc.wantAllowed)
+		}
+	}
+}
+
+// Requests carry the path as the server saw it; percent-encoded segments are
+// matched decoded, as net/http routes them.
+func TestMatchingUsesTheDecodedPath(t *testing.T) {
+	t.Parallel()
+	c := loadChecker(t)
+	req, err := http.NewRequest("GET", "http://127.0.0.1:1/v1/product/domains/a%20b", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := c.find(req.Method, req.URL.Path); r == nil || r.op.ID != "getDomain" {
+		t.Errorf("got %v, want getDomain", r)
+	}
+}

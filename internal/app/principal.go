@@ -1,0 +1,49 @@
+package app
+
+import (
+	"context"
+	"errors"
+
+	"github.com/carteiro/carteiro"
+	"github.com/carteiro/carteiro/internal/store"
+)
+
+// Principal is who is calling: an API key and its organization.
+type Principal struct {
+	Org *carteiro.Organization
+	Key *carteiro.APIKey
+}
+
+// Mode is the key's mode; objects it creates and sees belong to it (D7).
+func (p *Principal) Mode() carteiro.Mode { return p.Key.Mode }
+
+// requireFull refuses sending_access keys everywhere but sending (D6).
+func (p *Principal) requireFull() error {
+	if p.Key.Permission != carteiro.PermissionFull {
+		return &carteiro.Error{Code: carteiro.CodeForbidden}
+	}
+	return nil
+}
+
+// Authenticate resolves a bearer key to its principal. Malformed, unknown
+// and revoked keys are all INVALID_API_KEY (D11).
+func (a *App) Authenticate(ctx context.Context, key string) (*Principal, error) {
+	if _, ok := carteiro.KeyMode(key); !ok {
+		return nil, &carteiro.Error{Code: carteiro.CodeInvalidAPIKey}
+	}
+	k, err := a.store.APIKeyByHash(ctx, carteiro.HashKey(key))
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, &carteiro.Error{Code: carteiro.CodeInvalidAPIKey}
+	}
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	if k.RevokedAt != nil {
+		return nil, &carteiro.Error{Code: carteiro.CodeInvalidAPIKey}
+	}
+	org, err := a.store.Organization(ctx, k.OrgID)
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	return &Principal{Org: org, Key: k}, nil
+}

@@ -1,0 +1,144 @@
+// Package config reads Carteiro's settings from CARTEIRO_* environment
+// variables (D5, D56). Every setting has a default good for a local start.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/carteiro/carteiro/internal/ratelimit"
+)
+
+// Config is every setting of D56, plus the few of this project's own
+// (documented in docs/configuration.md).
+type Config struct {
+	HTTPAddr              string
+	DatabaseURL           string
+	PublicURL             string
+	Delivery              string // direct or relay
+	RelayURL              string
+	DirectPort            int
+	DNSServer             string
+	InboundAddr           string
+	BounceHost            string
+	SystemFrom            string
+	SecretKey             string
+	RedisURL              string
+	RateLimitKey          ratelimit.Rule
+	RateLimitIP           ratelimit.Rule
+	Warmup                string // on, off or auto
+	WebhookAllowPrivate   bool
+	WebhookCAFile         string
+	LogFormat             string // text or json; "" picks by terminal
+	RelayAcceptIsDelivery bool
+	MetricsToken          string
+	DKIMSelector          string
+}
+
+// Load reads the settings through lookupEnv (os.LookupEnv in production, a
+// map in tests) and validates them.
+func Load(lookupEnv func(string) (string, bool)) (Config, error) {
+	getenv := func(name string) string { v, _ := lookupEnv(name); return v }
+	get := func(name, def string) string {
+		if v := strings.TrimSpace(getenv(name)); v != "" {
+			return v
+		}
+		return def
+	}
+	c := Config{
+		HTTPAddr:      get("CARTEIRO_HTTP_ADDR", ":8080"),
+		DatabaseURL:   get("CARTEIRO_DATABASE_URL", "sqlite:./carteiro.db"),
+		PublicURL:     strings.TrimRight(get("CARTEIRO_PUBLIC_URL", "http://localhost:8080"), "/"),
+		Delivery:      get("CARTEIRO_DELIVERY", "direct"),
+		RelayURL:      get("CARTEIRO_RELAY_URL", ""),
+		DNSServer:     get("CARTEIRO_DNS_SERVER", ""),
+		InboundAddr:   getenv("CARTEIRO_INBOUND_ADDR"),
+		BounceHost:    get("CARTEIRO_BOUNCE_HOST", "bounces.carteiro.localhost"),
+		SystemFrom:    get("CARTEIRO_SYSTEM_FROM", "Carteiro <no-reply@carteiro.localhost>"),
+		SecretKey:     get("CARTEIRO_SECRET_KEY", ""),
+		RedisURL:      get("CARTEIRO_REDIS_URL", ""),
+		Warmup:        get("CARTEIRO_WARMUP", "auto"),
+		WebhookCAFile: get("CARTEIRO_WEBHOOK_CA_FILE", ""),
+		LogFormat:     get("CARTEIRO_LOG_FORMAT", ""),
+		MetricsToken:  get("CARTEIRO_METRICS_TOKEN", ""),
+		DKIMSelector:  get("CARTEIRO_DKIM_SELECTOR", "cart1"),
+	}
+	// An empty CARTEIRO_INBOUND_ADDR disables the listener (D56), so unset
+	// and empty differ here.
+	if _, set := lookupEnv("CARTEIRO_INBOUND_ADDR"); !set {
+		c.InboundAddr = ":2525"
+	}
+	var errs []error
+	var err error
+	if c.DirectPort, err = strconv.Atoi(get("CARTEIRO_DIRECT_PORT", "25")); err != nil || c.DirectPort < 1 || c.DirectPort > 65535 {
+		errs = append(errs, fmt.Errorf("CARTEIRO_DIRECT_PORT: want a port number, got %q", getenv("CARTEIRO_DIRECT_PORT")))
+	}
+	if c.RateLimitKey, err = ratelimit.ParseRule(get("CARTEIRO_RATE_LIMIT_KEY", "50,100")); err != nil {
+		errs = append(errs, fmt.Errorf("CARTEIRO_RATE_LIMIT_KEY: %w", err))
+	}
+	if c.RateLimitIP, err = ratelimit.ParseRule(get("CARTEIRO_RATE_LIMIT_IP", "100,200")); err != nil {
+		errs = append(errs, fmt.Errorf("CARTEIRO_RATE_LIMIT_IP: %w", err))
+	}
+	if c.WebhookAllowPrivate, err = parseBool(get("CARTEIRO_WEBHOOK_ALLOW_PRIVATE", "false")); err != nil {
+		errs = append(errs, fmt.Errorf("CARTEIRO_WEBHOOK_ALLOW_PRIVATE: %w", err))
+	}
+	if c.RelayAcceptIsDelivery, err = parseBool(get("CARTEIRO_RELAY_ACCEPT_IS_DELIVERY", "false")); err != nil {
+		errs = append(errs, fmt.Errorf("CARTEIRO_RELAY_ACCEPT_IS_DELIVERY: %w", err))
+	}
+	errs = append(errs, c.validate()...)
+	return c, errors.Join(errs...)
+}
+
+func (c *Config) validate() []error {
+	var errs []error
+	switch c.Delivery {
+	case "direct":
+	case "relay":
+		if c.RelayURL == "" {
+			errs = append(errs, errors.New("CARTEIRO_RELAY_URL is required when CARTEIRO_DELIVERY=relay"))
+		} else if u, err := url.Parse(c.RelayURL); err != nil || (u.Scheme != "smtp" && u.Scheme != "smtps" && u.Scheme != "smtp+plain") || u.Host == "" {
+			errs = append(errs, errors.New("CARTEIRO_RELAY_URL: want smtp://, smtps:// or smtp+plain://host:port"))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("CARTEIRO_DELIVERY: want direct or relay, got %q", c.Delivery))
+	}
+	switch c.Warmup {
+	case "on", "off", "auto":
+	default:
+		errs = append(errs, fmt.Errorf("CARTEIRO_WARMUP: want on, off or auto, got %q", c.Warmup))
+	}
+	switch c.LogFormat {
+	case "", "text", "json":
+	default:
+		errs = append(errs, fmt.Errorf("CARTEIRO_LOG_FORMAT: want text or json, got %q", c.LogFormat))
+	}
+	if c.SecretKey != "" && len(c.SecretKey) < 32 {
+		errs = append(errs, errors.New("CARTEIRO_SECRET_KEY: want at least 32 characters"))
+	}
+	if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		errs = append(errs, fmt.Errorf("CARTEIRO_PUBLIC_URL: want an http(s) URL, got %q", c.PublicURL))
+	}
+	return errs
+}
+
+// WarmupEnabled resolves auto: on for direct delivery, off for relay (D34).
+func (c *Config) WarmupEnabled() bool {
+	switch c.Warmup {
+	case "on":
+		return true
+	case "off":
+		return false
+	}
+	return c.Delivery == "direct"
+}
+
+func parseBool(s string) (bool, error) {
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		return false, fmt.Errorf("want true or false, got %q", s)
+	}
+	return b, nil
+}

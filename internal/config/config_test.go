@@ -1,0 +1,78 @@
+package config
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func env(m map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+}
+
+func TestDefaultsMatchD56(t *testing.T) {
+	c, err := Load(env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks := map[string][2]string{
+		"HTTPAddr":    {c.HTTPAddr, ":8080"},
+		"DatabaseURL": {c.DatabaseURL, "sqlite:./carteiro.db"},
+		"PublicURL":   {c.PublicURL, "http://localhost:8080"},
+		"Delivery":    {c.Delivery, "direct"},
+		"InboundAddr": {c.InboundAddr, ":2525"},
+		"BounceHost":  {c.BounceHost, "bounces.carteiro.localhost"},
+		"SystemFrom":  {c.SystemFrom, "Carteiro <no-reply@carteiro.localhost>"},
+		"Warmup":      {c.Warmup, "auto"},
+	}
+	for name, v := range checks {
+		if v[0] != v[1] {
+			t.Errorf("%s = %q, want %q", name, v[0], v[1])
+		}
+	}
+	if c.DirectPort != 25 || c.RateLimitKey.Rate != 50 || c.RateLimitKey.Burst != 100 || c.RateLimitKey.Period != time.Second ||
+		c.RateLimitIP.Rate != 100 || c.RateLimitIP.Burst != 200 || c.WebhookAllowPrivate || c.RelayAcceptIsDelivery {
+		t.Errorf("numeric or boolean defaults wrong: %+v", c)
+	}
+	if !c.WarmupEnabled() {
+		t.Error("warmup auto with direct delivery must be on (D34)")
+	}
+}
+
+func TestEmptyInboundAddrDisablesListener(t *testing.T) {
+	c, err := Load(env(map[string]string{"CARTEIRO_INBOUND_ADDR": ""}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.InboundAddr != "" {
+		t.Fatalf("InboundAddr = %q, want empty (disabled)", c.InboundAddr)
+	}
+}
+
+func TestInvalidSettingsAreNamed(t *testing.T) {
+	_, err := Load(env(map[string]string{
+		"CARTEIRO_DELIVERY":      "relay",
+		"CARTEIRO_DIRECT_PORT":   "x",
+		"CARTEIRO_WARMUP":        "maybe",
+		"CARTEIRO_SECRET_KEY":    "short",
+		"CARTEIRO_RATE_LIMIT_IP": "fast",
+	}))
+	if err == nil {
+		t.Fatal("want an error")
+	}
+	for _, name := range []string{"CARTEIRO_RELAY_URL", "CARTEIRO_DIRECT_PORT", "CARTEIRO_WARMUP", "CARTEIRO_SECRET_KEY", "CARTEIRO_RATE_LIMIT_IP"} {
+		if !strings.Contains(err.Error(), name) {
+			t.Errorf("error does not name %s: %v", name, err)
+		}
+	}
+}
+
+func TestRelayTurnsWarmupAutoOff(t *testing.T) {
+	c, err := Load(env(map[string]string{"CARTEIRO_DELIVERY": "relay", "CARTEIRO_RELAY_URL": "smtp+plain://127.0.0.1:2525"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.WarmupEnabled() {
+		t.Error("warmup auto with relay must be off (D34)")
+	}
+}

@@ -1,0 +1,74 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/carteiro/carteiro"
+)
+
+// MaxBodyBytes is D14's request body limit.
+const MaxBodyBytes = 40 << 20
+
+// readBody reads the whole body under the limit; over it is a 413.
+func readBody(r *http.Request) ([]byte, error) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
+	if err != nil {
+		return nil, &carteiro.Error{Code: carteiro.CodeInvalidJSON, Err: err}
+	}
+	if len(body) > MaxBodyBytes {
+		return nil, &carteiro.Error{Code: carteiro.CodePayloadTooLarge}
+	}
+	return body, nil
+}
+
+// DecodeJSON decodes a JSON object body into dst strictly (D11, D12): not
+// JSON or not an object is 400 INVALID_JSON; an unknown field or a wrong type
+// is 422 VALIDATION_ERROR naming the field. An empty body decodes as {} when
+// optional is true.
+func DecodeJSON(body []byte, dst any, optional bool) error {
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 {
+		if optional {
+			return nil
+		}
+		return &carteiro.Error{Code: carteiro.CodeInvalidJSON}
+	}
+	if !json.Valid(trimmed) {
+		return &carteiro.Error{Code: carteiro.CodeInvalidJSON}
+	}
+	if trimmed[0] != '{' {
+		return &carteiro.Error{Code: carteiro.CodeInvalidJSON}
+	}
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil {
+		return decodeError(err)
+	}
+	return nil
+}
+
+func decodeError(err error) error {
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) {
+		field := typeErr.Field
+		if field == "" {
+			return &carteiro.Error{Code: carteiro.CodeInvalidJSON, Err: err}
+		}
+		return &carteiro.Error{Code: carteiro.CodeValidation, Field: field, Reason: "invalid_type", Err: err}
+	}
+	const unknown = "json: unknown field "
+	if msg := err.Error(); strings.HasPrefix(msg, unknown) {
+		field, uerr := strconv.Unquote(strings.TrimPrefix(msg, unknown))
+		if uerr != nil {
+			field = strings.Trim(strings.TrimPrefix(msg, unknown), `"`)
+		}
+		return &carteiro.Error{Code: carteiro.CodeValidation, Field: field, Reason: "unknown_field"}
+	}
+	return &carteiro.Error{Code: carteiro.CodeInvalidJSON, Err: err}
+}

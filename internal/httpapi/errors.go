@@ -1,0 +1,94 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/carteiro/carteiro"
+)
+
+// statusByCode is the one table from error codes to HTTP statuses (D11).
+var statusByCode = map[string]int{
+	carteiro.CodeInvalidJSON:         http.StatusBadRequest,
+	carteiro.CodeValidation:          http.StatusUnprocessableEntity,
+	carteiro.CodeMissingAPIKey:       http.StatusUnauthorized,
+	carteiro.CodeInvalidAPIKey:       http.StatusUnauthorized,
+	carteiro.CodeForbidden:           http.StatusForbidden,
+	carteiro.CodeReauthRequired:      http.StatusForbidden,
+	carteiro.CodeReauthFailed:        http.StatusForbidden,
+	carteiro.CodeDomainNotVerified:   http.StatusForbidden,
+	carteiro.CodeNotFound:            http.StatusNotFound,
+	carteiro.CodeRouteNotFound:       http.StatusNotFound,
+	carteiro.CodeMethodNotAllowed:    http.StatusMethodNotAllowed,
+	carteiro.CodeConflict:            http.StatusConflict,
+	carteiro.CodeInvalidState:        http.StatusConflict,
+	carteiro.CodeIdempotencyReused:   http.StatusConflict,
+	carteiro.CodeTokenExpired:        http.StatusGone,
+	carteiro.CodePayloadTooLarge:     http.StatusRequestEntityTooLarge,
+	carteiro.CodeRateLimited:         http.StatusTooManyRequests,
+	carteiro.CodeWarmupQuotaExceeded: http.StatusTooManyRequests,
+	carteiro.CodeInternal:            http.StatusInternalServerError,
+	carteiro.CodeServiceUnavailable:  http.StatusServiceUnavailable,
+	carteiro.CodeTemplateRenderError: http.StatusUnprocessableEntity,
+	carteiro.CodeTemplateSyntaxError: http.StatusUnprocessableEntity,
+}
+
+// StatusOf returns the HTTP status for an error code; unknown codes are 500.
+func StatusOf(code string) int {
+	if s, ok := statusByCode[code]; ok {
+		return s
+	}
+	return http.StatusInternalServerError
+}
+
+type errorBody struct {
+	Error errorPayload `json:"error"`
+}
+
+type errorPayload struct {
+	Code    string         `json:"code"`
+	Message string         `json:"message"`
+	Details map[string]any `json:"details"`
+}
+
+// envelope builds the error body of D9 for err in the request's language.
+// Causes are logged, never shown; a 500 carries the request id instead.
+func (s *Server) envelope(r *http.Request, err error) (int, errorBody) {
+	e := carteiro.AsError(err)
+	status := StatusOf(e.Code)
+	details := map[string]any{}
+	for k, v := range e.Details {
+		details[k] = v
+	}
+	if e.Field != "" {
+		details["field"] = e.Field
+		details["reason"] = e.Reason
+	}
+	if status >= 500 {
+		details = map[string]any{"requestId": requestID(r.Context())}
+		level := slog.LevelError
+		if status == http.StatusServiceUnavailable {
+			level = slog.LevelWarn
+		}
+		s.logger.Log(r.Context(), level, "request failed", "code", e.Code, "err", errors.Unwrap(e))
+	}
+	msg := s.catalog.Error(langOf(r.Context()), e.Code, e.Field, e.Reason)
+	return status, errorBody{Error: errorPayload{Code: e.Code, Message: msg, Details: details}}
+}
+
+// writeError answers with the envelope of err.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	status, body := s.envelope(r, err)
+	writeJSON(w, status, body)
+}
+
+// writeJSON answers with v as JSON.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}

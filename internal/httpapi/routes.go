@@ -1,0 +1,40 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/carteiro/carteiro/internal/ratelimit"
+)
+
+// Route is one entry of the route table.
+type Route struct {
+	Method string
+	Path   string // ServeMux pattern path, e.g. /v1/product/domains/{id}
+	// Auth tells whether the route needs an API key.
+	Auth    bool
+	handler func(w http.ResponseWriter, r *http.Request)
+	// limit is an extra per-organization rule (DELETE /domains/:id, D13).
+	limit *routeLimit
+}
+
+type routeLimit struct {
+	name string
+	rule func(s *Server) ratelimit.Rule
+}
+
+func (s *Server) routeTable() []Route {
+	p := ProductPrefix
+	deletions := &routeLimit{name: "domain_delete", rule: func(s *Server) ratelimit.Rule { return s.Limits.DomainDeletions }}
+	return []Route{
+		{Method: http.MethodGet, Path: "/healthz", handler: s.healthz},
+		{Method: http.MethodGet, Path: "/readyz", handler: s.readyz},
+		{Method: http.MethodGet, Path: "/metrics", handler: s.metrics},
+		{Method: http.MethodGet, Path: p + "/openapi.json", handler: s.openAPI},
+
+		{Method: http.MethodPost, Path: p + "/domains", Auth: true, handler: s.createDomain},
+		{Method: http.MethodGet, Path: p + "/domains", Auth: true, handler: s.listDomains},
+		{Method: http.MethodGet, Path: p + "/domains/{id}", Auth: true, handler: s.getDomain},
+		{Method: http.MethodPost, Path: p + "/domains/{id}/verify", Auth: true, handler: s.verifyDomain},
+		{Method: http.MethodDelete, Path: p + "/domains/{id}", Auth: true, handler: s.deleteDomain, limit: deletions},
+	}
+}

@@ -1,0 +1,154 @@
+// Package queue runs Carteiro's background work on River, over SQLite
+// (riversqlite) or PostgreSQL (riverpgxv5). Jobs are inserted in the same
+// transaction as the rows they act on; workers are thin and call app.
+package queue
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivermigrate"
+
+	"github.com/carteiro/carteiro/internal/app"
+	"github.com/carteiro/carteiro/internal/store"
+)
+
+// Options tune the client.
+type Options struct {
+	// Work runs workers and periodic jobs in this process (roles worker and
+	// all); false makes an insert-only client (role api, D1).
+	Work bool
+	// Workers is the number of concurrent workers of the default queue.
+	Workers int
+	// PollInterval bounds the delay before a new job is seen where no
+	// LISTEN/NOTIFY is available (SQLite).
+	PollInterval time.Duration
+	// SweepInterval is how often the domain sweep runs.
+	SweepInterval time.Duration
+}
+
+// Queue is River bound to one store. Exactly one of the two clients is set.
+type Queue struct {
+	store  *store.Store
+	logger *slog.Logger
+	sqlite *river.Client[*sql.Tx]
+	pg     *river.Client[pgx.Tx]
+}
+
+// New makes a Queue for st; Start must be called before enqueueing.
+func New(st *store.Store, logger *slog.Logger) *Queue {
+	return &Queue{store: st, logger: logger}
+}
+
+// Migrate creates or updates River's own tables.
+func (q *Queue) Migrate(ctx context.Context) error {
+	if st := q.store; st.Dialect() == store.Postgres {
+		return migrate(ctx, riverpgxv5.New(st.Pool()))
+	}
+	return migrate(ctx, riversqlite.New(q.store.SQLiteWriteDB()))
+}
+
+func migrate[TTx any](ctx context.Context, driver riverdriver.Driver[TTx]) error {
+	m, err := rivermigrate.New(driver, nil)
+	if err != nil {
+		return fmt.Errorf("queue: migrator: %w", err)
+	}
+	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+		return fmt.Errorf("queue: migrate: %w", err)
+	}
+	return nil
+}
+
+// Start builds the River client for a and, when opts.Work, starts working.
+func (q *Queue) Start(ctx context.Context, a *app.App, opts Options) error {
+	cfg := q.config(a, opts)
+	var err error
+	if q.store.Dialect() == store.Postgres {
+		q.pg, err = river.NewClient(riverpgxv5.New(q.store.Pool()), cfg)
+		if err == nil && opts.Work {
+			err = q.pg.Start(ctx)
+		}
+	} else {
+		q.sqlite, err = river.NewClient(riversqlite.New(q.store.SQLiteWriteDB()), cfg)
+		if err == nil && opts.Work {
+			err = q.sqlite.Start(ctx)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("queue: start: %w", err)
+	}
+	return nil
+}
+
+func (q *Queue) config(a *app.App, opts Options) *river.Config {
+	cfg := &river.Config{Logger: q.logger.With("component", "river")}
+	if !opts.Work {
+		return cfg
+	}
+	cfg.Workers = workers(a)
+	cfg.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: max(1, opts.Workers)}}
+	cfg.FetchPollInterval = opts.PollInterval
+	if cfg.FetchPollInterval == 0 {
+		cfg.FetchPollInterval = 200 * time.Millisecond
+	}
+	cfg.FetchCooldown = min(cfg.FetchPollInterval, river.FetchCooldownDefault)
+	sweep := opts.SweepInterval
+	if sweep == 0 {
+		sweep = time.Hour
+	}
+	cfg.PeriodicJobs = []*river.PeriodicJob{
+		river.NewPeriodicJob(river.PeriodicInterval(sweep), func() (river.JobArgs, *river.InsertOpts) {
+			return app.DomainSweepJob{}, &river.InsertOpts{UniqueOpts: river.UniqueOpts{ByArgs: true}}
+		}, &river.PeriodicJobOpts{ID: "domain_sweep", RunOnStart: true}),
+	}
+	return cfg
+}
+
+// Stop waits for running jobs to finish (graceful shutdown).
+func (q *Queue) Stop(ctx context.Context) error {
+	var err error
+	switch {
+	case q.pg != nil:
+		err = q.pg.Stop(ctx)
+	case q.sqlite != nil:
+		err = q.sqlite.Stop(ctx)
+	}
+	if err != nil && err.Error() == "client not started" {
+		return nil
+	}
+	return err
+}
+
+// EnqueueTx inserts job in tx (app.Enqueuer).
+func (q *Queue) EnqueueTx(ctx context.Context, tx *store.Tx, job app.Job, opts app.JobOpts) error {
+	io := &river.InsertOpts{ScheduledAt: opts.ScheduledAt}
+	if opts.UniqueByArgs {
+		io.UniqueOpts = river.UniqueOpts{ByArgs: true}
+	}
+	var err error
+	switch raw := tx.Raw().(type) {
+	case pgx.Tx:
+		_, err = q.pg.InsertTx(ctx, raw, job, io)
+	case *sql.Tx:
+		_, err = q.sqlite.InsertTx(ctx, raw, job, io)
+	default:
+		err = fmt.Errorf("unknown transaction type %T", raw)
+	}
+	if err != nil {
+		return fmt.Errorf("queue: insert %s: %w", job.Kind(), err)
+	}
+	return nil
+}
+
+// Enqueue inserts job in its own transaction.
+func (q *Queue) Enqueue(ctx context.Context, job app.Job, opts app.JobOpts) error {
+	return q.store.InTx(ctx, func(tx *store.Tx) error { return q.EnqueueTx(ctx, tx, job, opts) })
+}

@@ -1,0 +1,36 @@
+package queue
+
+import (
+	"context"
+
+	"github.com/riverqueue/river"
+
+	"github.com/carteiro/carteiro/internal/app"
+)
+
+// workers registers one thin worker per job kind; each calls a use case.
+func workers(a *app.App) *river.Workers {
+	w := river.NewWorkers()
+	river.AddWorker(w, &domainSweepWorker{app: a})
+	river.AddWorker(w, &domainCheckWorker{app: a})
+	return w
+}
+
+type domainSweepWorker struct {
+	river.WorkerDefaults[app.DomainSweepJob]
+	app *app.App
+}
+
+func (w *domainSweepWorker) Work(ctx context.Context, _ *river.Job[app.DomainSweepJob]) error {
+	_, err := w.app.SweepDomains(ctx)
+	return err
+}
+
+type domainCheckWorker struct {
+	river.WorkerDefaults[app.DomainCheckJob]
+	app *app.App
+}
+
+func (w *domainCheckWorker) Work(ctx context.Context, job *river.Job[app.DomainCheckJob]) error {
+	return w.app.RecheckDomain(ctx, job.Args.DomainID)
+}

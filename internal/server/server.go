@@ -1,0 +1,215 @@
+// Package server is Carteiro's composition root: it opens the store, runs
+// the migrations, builds the use cases, the queue and the HTTP server, and
+// stops them in order. cmd/carteiro and the end-to-end tests both start the
+// service through it, so tests run exactly what production runs, with only
+// the clock (and settings) injected.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/carteiro/carteiro"
+	"github.com/carteiro/carteiro/docs"
+	"github.com/carteiro/carteiro/internal/app"
+	"github.com/carteiro/carteiro/internal/config"
+	"github.com/carteiro/carteiro/internal/dnscheck"
+	"github.com/carteiro/carteiro/internal/httpapi"
+	"github.com/carteiro/carteiro/internal/i18n"
+	"github.com/carteiro/carteiro/internal/queue"
+	"github.com/carteiro/carteiro/internal/ratelimit"
+	"github.com/carteiro/carteiro/internal/secrets"
+	"github.com/carteiro/carteiro/internal/store"
+)
+
+// Roles of D1.
+const (
+	RoleAll    = "all"
+	RoleAPI    = "api"
+	RoleWorker = "worker"
+)
+
+// Options start a server.
+type Options struct {
+	Config config.Config
+	Role   string
+	Clock  carteiro.Clock
+	Logger *slog.Logger
+	// QueuePollInterval and SweepInterval shorten waits in tests.
+	QueuePollInterval time.Duration
+	SweepInterval     time.Duration
+}
+
+// Server is a running Carteiro.
+type Server struct {
+	Store *store.Store
+	App   *app.App
+	Queue *queue.Queue
+	HTTP  *httpapi.Server
+	// BootstrapKeys holds the keys made on the first start (D4), else nil.
+	BootstrapKeys []*app.NewKey
+	BootstrapOrg  *carteiro.Organization
+
+	logger   *slog.Logger
+	listener net.Listener
+	http     *http.Server
+	redis    *redis.Client
+	served   chan struct{}
+	serveErr error
+}
+
+// Open builds everything but does not listen yet: the CLI commands other
+// than serve use it for the store and use cases alone.
+func Open(ctx context.Context, o Options) (*Server, error) {
+	if o.Clock == nil {
+		o.Clock = carteiro.SystemClock{}
+	}
+	if o.Role == "" {
+		o.Role = RoleAll
+	}
+	st, err := store.Open(ctx, o.Config.DatabaseURL)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{Store: st, logger: o.Logger}
+	if err := s.build(ctx, o); err != nil {
+		_ = st.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Server) build(ctx context.Context, o Options) error {
+	if _, err := s.Store.Migrate(ctx); err != nil {
+		return err
+	}
+	s.Queue = queue.New(s.Store, o.Logger)
+	if err := s.Queue.Migrate(ctx); err != nil {
+		return err
+	}
+	secret := o.Config.SecretKey
+	if secret == "" {
+		// D56: generated and kept in the database on first start.
+		var err error
+		if secret, err = s.Store.SettingOrInit(ctx, "secret_key", secrets.GenerateSecret()); err != nil {
+			return err
+		}
+	}
+	box, err := secrets.NewBox(secret)
+	if err != nil {
+		return fmt.Errorf("secret key: %w", err)
+	}
+	resolver, err := dnscheck.NewResolver(o.Config.DNSServer, 5*time.Second)
+	if err != nil {
+		return fmt.Errorf("dns resolver: %w", err)
+	}
+	s.App = app.New(app.Deps{
+		Store: s.Store, Queue: s.Queue, Clock: o.Clock, DNS: &dnscheck.Checker{Resolver: resolver}, Box: box, Logger: o.Logger,
+	}, app.Config{BounceHost: o.Config.BounceHost, DKIMSelector: o.Config.DKIMSelector})
+
+	catalog, err := i18n.New()
+	if err != nil {
+		return fmt.Errorf("i18n: %w", err)
+	}
+	var limiter ratelimit.Limiter = ratelimit.NewMemory(o.Clock)
+	if o.Config.RedisURL != "" {
+		ropts, err := redis.ParseURL(o.Config.RedisURL)
+		if err != nil {
+			return fmt.Errorf("CARTEIRO_REDIS_URL: %w", err)
+		}
+		s.redis = redis.NewClient(ropts)
+		limiter = ratelimit.NewRedis(s.redis)
+	}
+	openapi, err := docs.OpenAPIJSON()
+	if err != nil {
+		return fmt.Errorf("openapi: %w", err)
+	}
+	limits := httpapi.DefaultLimits()
+	limits.PerKey, limits.PerIP = o.Config.RateLimitKey, o.Config.RateLimitIP
+	s.HTTP = httpapi.New(httpapi.Deps{
+		App: s.App, Catalog: catalog, Limiter: limiter, Logger: o.Logger, Clock: o.Clock,
+		Metrics: httpapi.NewMetrics(s.Store.JobCounts), Ready: s.Store.Ping, OpenAPI: openapi,
+		Limits: limits, MetricsToken: o.Config.MetricsToken,
+	})
+	return s.Queue.Start(ctx, s.App, queue.Options{
+		Work: o.Role != RoleAPI, Workers: 20, PollInterval: o.QueuePollInterval, SweepInterval: o.SweepInterval,
+	})
+}
+
+// Bootstrap runs D4's first-start bootstrap.
+func (s *Server) Bootstrap(ctx context.Context) error {
+	org, keys, err := s.App.Bootstrap(ctx)
+	if err != nil {
+		return err
+	}
+	s.BootstrapOrg, s.BootstrapKeys = org, keys
+	return nil
+}
+
+// Listen starts the HTTP listener at addr (":0" picks a free port) and
+// serves in the background.
+func (s *Server) Listen(addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen %s: %w", addr, err)
+	}
+	s.listener = ln
+	s.http = &http.Server{
+		Handler:           s.HTTP,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       2 * time.Minute,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
+	}
+	s.served = make(chan struct{})
+	go func() {
+		if err := s.http.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			s.serveErr = err
+		}
+		close(s.served)
+	}()
+	s.logger.Info("listening", "addr", ln.Addr().String())
+	return nil
+}
+
+// Addr is the address the HTTP server listens on.
+func (s *Server) Addr() string { return s.listener.Addr().String() }
+
+// Served is closed when the HTTP server stops; ServeErr then tells why
+// (nil after Shutdown).
+func (s *Server) Served() <-chan struct{} { return s.served }
+
+// ServeErr is the error that stopped the HTTP server, if any.
+func (s *Server) ServeErr() error { return s.serveErr }
+
+// Shutdown stops taking requests, lets running ones and running jobs
+// finish within ctx, then closes the database.
+func (s *Server) Shutdown(ctx context.Context) error {
+	var errs []error
+	if s.http != nil {
+		if err := s.http.Shutdown(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("http shutdown: %w", err))
+		}
+		<-s.served
+	}
+	if s.Queue != nil {
+		if err := s.Queue.Stop(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("queue stop: %w", err))
+		}
+	}
+	if s.redis != nil {
+		_ = s.redis.Close()
+	}
+	if err := s.Store.Close(); err != nil {
+		errs = append(errs, fmt.Errorf("store close: %w", err))
+	}
+	return errors.Join(errs...)
+}

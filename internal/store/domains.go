@@ -1,0 +1,126 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/carteiro/carteiro"
+)
+
+const domainColumns = `id, org_id, name, status, dkim_selector, dkim_public_key, dkim_private_key, ownership_token, verified_at, last_check_at, created_at, deleted_at`
+
+func scanDomain(r row) (*carteiro.Domain, error) {
+	var d carteiro.Domain
+	var verified, checked, deleted *int64
+	var created int64
+	if err := r.Scan(&d.ID, &d.OrgID, &d.Name, &d.Status, &d.DKIMSelector, &d.DKIMPublicKey, &d.DKIMPrivateKey,
+		&d.OwnershipToken, &verified, &checked, &created, &deleted); err != nil {
+		return nil, err
+	}
+	d.VerifiedAt = fromMicrosPtr(verified)
+	d.LastCheckAt = fromMicrosPtr(checked)
+	d.CreatedAt = fromMicros(created)
+	d.DeletedAt = fromMicrosPtr(deleted)
+	return &d, nil
+}
+
+func scanDomains(rs rows, err error) ([]*carteiro.Domain, error) {
+	if err != nil {
+		return nil, fmt.Errorf("store: list domains: %w", classify(err))
+	}
+	defer rs.Close()
+	var out []*carteiro.Domain
+	for rs.Next() {
+		d, err := scanDomain(rs)
+		if err != nil {
+			return nil, fmt.Errorf("store: scan domain: %w", classify(err))
+		}
+		out = append(out, d)
+	}
+	if err := rs.Err(); err != nil {
+		return nil, fmt.Errorf("store: list domains: %w", classify(err))
+	}
+	return out, nil
+}
+
+// CreateDomain inserts d; a live domain of the same name in the organization
+// is ErrConflict.
+func (q *Queries) CreateDomain(ctx context.Context, d *carteiro.Domain) error {
+	_, err := q.exec(ctx, `INSERT INTO domains (`+domainColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		d.ID, d.OrgID, d.Name, string(d.Status), d.DKIMSelector, d.DKIMPublicKey, d.DKIMPrivateKey, d.OwnershipToken,
+		microsPtr(d.VerifiedAt), microsPtr(d.LastCheckAt), micros(d.CreatedAt), microsPtr(d.DeletedAt))
+	if err != nil {
+		return fmt.Errorf("store: create domain %s: %w", d.Name, classify(err))
+	}
+	return nil
+}
+
+// DomainByName returns the live domain of an organization with that name.
+func (q *Queries) DomainByName(ctx context.Context, orgID, name string) (*carteiro.Domain, error) {
+	d, err := scanDomain(q.queryRow(ctx, `SELECT `+domainColumns+` FROM domains WHERE org_id = ? AND name = ? AND deleted_at IS NULL`, orgID, name))
+	if err != nil {
+		return nil, fmt.Errorf("store: domain %s: %w", name, classify(err))
+	}
+	return d, nil
+}
+
+// Domain returns a live domain of the organization; deleted domains and
+// other organizations' domains are ErrNotFound (D35, D11).
+func (q *Queries) Domain(ctx context.Context, orgID, id string) (*carteiro.Domain, error) {
+	d, err := scanDomain(q.queryRow(ctx, `SELECT `+domainColumns+` FROM domains WHERE id = ? AND org_id = ? AND deleted_at IS NULL`, id, orgID))
+	if err != nil {
+		return nil, fmt.Errorf("store: domain %s: %w", id, classify(err))
+	}
+	return d, nil
+}
+
+// DomainByID returns a live domain whatever its organization (workers).
+func (q *Queries) DomainByID(ctx context.Context, id string) (*carteiro.Domain, error) {
+	d, err := scanDomain(q.queryRow(ctx, `SELECT `+domainColumns+` FROM domains WHERE id = ? AND deleted_at IS NULL`, id))
+	if err != nil {
+		return nil, fmt.Errorf("store: domain %s: %w", id, classify(err))
+	}
+	return d, nil
+}
+
+// ListDomains returns the live domains of an organization, newest first.
+func (q *Queries) ListDomains(ctx context.Context, orgID string) ([]*carteiro.Domain, error) {
+	return scanDomains(q.query(ctx, `SELECT `+domainColumns+` FROM domains WHERE org_id = ? AND deleted_at IS NULL ORDER BY created_at DESC, id DESC`, orgID))
+}
+
+// UpdateDomainCheck stores the outcome of a DNS check.
+func (q *Queries) UpdateDomainCheck(ctx context.Context, d *carteiro.Domain) error {
+	n, err := q.exec(ctx, `UPDATE domains SET status = ?, verified_at = ?, last_check_at = ? WHERE id = ? AND deleted_at IS NULL`,
+		string(d.Status), microsPtr(d.VerifiedAt), microsPtr(d.LastCheckAt), d.ID)
+	if err != nil {
+		return fmt.Errorf("store: update domain %s: %w", d.ID, classify(err))
+	}
+	if n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// SoftDeleteDomain marks a domain deleted (D35).
+func (q *Queries) SoftDeleteDomain(ctx context.Context, orgID, id string, at time.Time) error {
+	n, err := q.exec(ctx, `UPDATE domains SET deleted_at = ? WHERE id = ? AND org_id = ? AND deleted_at IS NULL`, micros(at), id, orgID)
+	if err != nil {
+		return fmt.Errorf("store: delete domain %s: %w", id, classify(err))
+	}
+	if n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// DomainsDue lists the live domains the periodic sweep must look at (D32):
+// pending ones created before staleBefore (to fail them), and verified ones
+// last checked before checkBefore (the daily re-check). At most limit rows.
+func (q *Queries) DomainsDue(ctx context.Context, staleBefore, checkBefore time.Time, limit int) ([]*carteiro.Domain, error) {
+	return scanDomains(q.query(ctx, `SELECT `+domainColumns+` FROM domains
+		WHERE deleted_at IS NULL AND (
+			(status = 'pending' AND created_at <= ?) OR
+			(status = 'verified' AND (last_check_at IS NULL OR last_check_at <= ?)))
+		ORDER BY created_at, id LIMIT ?`, micros(staleBefore), micros(checkBefore), limit))
+}

@@ -1,0 +1,28 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+func openPostgres(ctx context.Context, url string) (*Store, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("store: parse PostgreSQL URL %s: %w", redactURL(url), err)
+	}
+	// D2: an acknowledged commit is on disk, whatever the server default.
+	cfg.ConnConfig.RuntimeParams["synchronous_commit"] = "on"
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("store: connect PostgreSQL %s: %w", redactURL(url), classify(err))
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("store: connect PostgreSQL %s: %w", redactURL(url), classify(err))
+	}
+	s := &Store{dialect: Postgres, pool: pool}
+	s.Queries = &Queries{q: pgxQuerier{pool}, dialect: Postgres}
+	return s, nil
+}

@@ -1,0 +1,49 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"runtime"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+)
+
+// sqlitePragmas make every accepted write durable (D2: WAL with
+// synchronous=FULL) and let readers wait for the writer instead of failing.
+const sqlitePragmas = "_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)&_pragma=busy_timeout(10000)&_time_format=sqlite"
+
+func openSQLite(ctx context.Context, path string) (*Store, error) {
+	if path == "" {
+		return nil, fmt.Errorf("store: empty SQLite path")
+	}
+	base := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + sqlitePragmas
+	// Writers take the lock at BEGIN, so two transactions never deadlock
+	// upgrading a read lock.
+	writeDB, err := sql.Open("sqlite", base+"&_txlock=immediate")
+	if err != nil {
+		return nil, fmt.Errorf("store: open SQLite %s: %w", path, err)
+	}
+	writeDB.SetMaxOpenConns(1)
+	writeDB.SetMaxIdleConns(1)
+	writeDB.SetConnMaxLifetime(0)
+	writeDB.SetConnMaxIdleTime(0)
+
+	readDB, err := sql.Open("sqlite", base+"&_pragma=query_only(1)")
+	if err != nil {
+		_ = writeDB.Close()
+		return nil, fmt.Errorf("store: open SQLite %s: %w", path, err)
+	}
+	readDB.SetMaxOpenConns(max(4, runtime.GOMAXPROCS(0)*2))
+	readDB.SetMaxIdleConns(max(4, runtime.GOMAXPROCS(0)*2))
+
+	if err := writeDB.PingContext(ctx); err != nil {
+		_ = writeDB.Close()
+		_ = readDB.Close()
+		return nil, fmt.Errorf("store: open SQLite %s: %w", path, classify(err))
+	}
+	s := &Store{dialect: SQLite, writeDB: writeDB, readDB: readDB}
+	s.Queries = &Queries{q: sqlQuerier{readDB}, w: sqlQuerier{writeDB}, dialect: SQLite}
+	return s, nil
+}

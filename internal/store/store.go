@@ -1,0 +1,160 @@
+// Package store keeps Carteiro's data in SQLite or PostgreSQL. There is one
+// implementation: every query is written once in portable SQL and run through
+// a small querier over database/sql (SQLite) or pgx (PostgreSQL), so the two
+// stores cannot drift apart; the schema, also written once, is applied by the
+// embedded numbered migrations in migrations/.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Dialect names the database behind a Store.
+type Dialect string
+
+const (
+	SQLite   Dialect = "sqlite"
+	Postgres Dialect = "postgres"
+)
+
+// Store is the handle on the database. Reads go to the read side; writes and
+// transactions to the write side (for SQLite one connection, since SQLite
+// has one writer at a time anyway and this avoids SQLITE_BUSY).
+type Store struct {
+	dialect Dialect
+
+	// SQLite
+	writeDB *sql.DB
+	readDB  *sql.DB
+
+	// PostgreSQL
+	pool *pgxpool.Pool
+
+	*Queries // non-transactional queries (reads and single writes)
+}
+
+// Open connects to url: "sqlite:PATH" or "postgres://..." (D2, D56), and
+// runs the migrations when migrate is true.
+func Open(ctx context.Context, url string) (*Store, error) {
+	switch {
+	case strings.HasPrefix(url, "sqlite:"):
+		return openSQLite(ctx, strings.TrimPrefix(url, "sqlite:"))
+	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
+		return openPostgres(ctx, url)
+	default:
+		return nil, fmt.Errorf("store: unsupported database URL %q: use sqlite:PATH or postgres://", redactURL(url))
+	}
+}
+
+// Dialect tells which database this is.
+func (s *Store) Dialect() Dialect { return s.dialect }
+
+// SQLiteWriteDB is the single-connection pool River's SQLite driver uses; nil
+// for PostgreSQL.
+func (s *Store) SQLiteWriteDB() *sql.DB { return s.writeDB }
+
+// Pool is the pgx pool River's PostgreSQL driver uses; nil for SQLite.
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
+// Ping checks that the database answers (GET /readyz).
+func (s *Store) Ping(ctx context.Context) error {
+	var one int
+	if err := s.queryRow(ctx, "SELECT 1").Scan(&one); err != nil {
+		return fmt.Errorf("store: ping: %w", classify(err))
+	}
+	return nil
+}
+
+// Close releases every connection.
+func (s *Store) Close() error {
+	if s.pool != nil {
+		s.pool.Close()
+		return nil
+	}
+	err := s.readDB.Close()
+	if werr := s.writeDB.Close(); err == nil {
+		err = werr
+	}
+	return err
+}
+
+// Tx is one database transaction. Queries run inside it; Raw gives the
+// driver's own transaction (*sql.Tx or pgx.Tx) to the job queue, so a job is
+// inserted in the same transaction as the rows it acts on (D2's durability).
+type Tx struct {
+	*Queries
+	raw any
+}
+
+// Raw is *sql.Tx for SQLite and pgx.Tx for PostgreSQL.
+func (t *Tx) Raw() any { return t.raw }
+
+// InTx runs fn in a transaction, committing when fn returns nil. Commit
+// returning nil means the data is on disk (SQLite synchronous=FULL,
+// PostgreSQL synchronous_commit=on).
+func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) error {
+	if s.pool != nil {
+		return pgx.BeginFunc(ctx, s.pool, func(ptx pgx.Tx) error {
+			return fn(&Tx{Queries: &Queries{q: pgxQuerier{ptx}, dialect: s.dialect}, raw: ptx})
+		})
+	}
+	stx, err := s.writeDB.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store: begin: %w", classify(err))
+	}
+	if err := fn(&Tx{Queries: &Queries{q: sqlQuerier{stx}, dialect: s.dialect}, raw: stx}); err != nil {
+		_ = stx.Rollback()
+		return err
+	}
+	if err := stx.Commit(); err != nil {
+		return fmt.Errorf("store: commit: %w", classify(err))
+	}
+	return nil
+}
+
+// Queries holds every query of the package; it runs on the store or in a Tx.
+type Queries struct {
+	q       querier
+	dialect Dialect
+	// w is the write side when it differs from q (SQLite outside a
+	// transaction); nil means q takes writes too.
+	w querier
+}
+
+func (q *Queries) query(ctx context.Context, query string, args ...any) (rows, error) {
+	return q.q.query(ctx, query, args...)
+}
+
+func (q *Queries) queryRow(ctx context.Context, query string, args ...any) row {
+	return q.q.queryRow(ctx, query, args...)
+}
+
+func (q *Queries) exec(ctx context.Context, query string, args ...any) (int64, error) {
+	if q.w != nil {
+		return q.w.exec(ctx, query, args...)
+	}
+	return q.q.exec(ctx, query, args...)
+}
+
+// queryRowWrite is queryRow for INSERT/UPDATE ... RETURNING statements.
+func (q *Queries) queryRowWrite(ctx context.Context, query string, args ...any) row {
+	if q.w != nil {
+		return q.w.queryRow(ctx, query, args...)
+	}
+	return q.q.queryRow(ctx, query, args...)
+}
+
+func redactURL(url string) string {
+	if i := strings.Index(url, "@"); i > 0 {
+		if j := strings.Index(url, "://"); j > 0 && j < i {
+			return url[:j+3] + "***" + url[i:]
+		}
+	}
+	return url
+}
