@@ -85,7 +85,7 @@ func (a *App) ListKeys(ctx context.Context, orgID string) ([]*carteiro.APIKey, e
 
 // RevokeKey revokes a key at once; requests with it then get 401.
 func (a *App) RevokeKey(ctx context.Context, id string) error {
-	return storeErr(a.store.RevokeAPIKey(ctx, id, a.clock.Now().UnixMicro()))
+	return storeErr(a.store.RevokeAPIKey(ctx, id, a.clock.Now()))
 }
 
 // Bootstrap is D4's first start: with an empty database it creates a default

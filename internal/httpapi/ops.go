@@ -23,9 +23,13 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) metrics(w http.ResponseWriter, r *http.Request) {
 	if s.MetricsToken != "" {
-		want := "Bearer " + s.MetricsToken
-		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), []byte(want)) != 1 {
+		got := r.Header.Get("Authorization")
+		if got == "" {
 			s.writeError(w, r, &carteiro.Error{Code: carteiro.CodeMissingAPIKey})
+			return
+		}
+		if subtle.ConstantTimeCompare([]byte(got), []byte("Bearer "+s.MetricsToken)) != 1 {
+			s.writeError(w, r, &carteiro.Error{Code: carteiro.CodeInvalidAPIKey})
 			return
 		}
 	}

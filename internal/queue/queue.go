@@ -16,6 +16,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivermigrate"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/carteiro/carteiro/internal/app"
 	"github.com/carteiro/carteiro/internal/store"
@@ -106,10 +107,19 @@ func (q *Queue) config(a *app.App, opts Options) *river.Config {
 	}
 	cfg.PeriodicJobs = []*river.PeriodicJob{
 		river.NewPeriodicJob(river.PeriodicInterval(sweep), func() (river.JobArgs, *river.InsertOpts) {
-			return app.DomainSweepJob{}, &river.InsertOpts{UniqueOpts: river.UniqueOpts{ByArgs: true}}
+			return app.DomainSweepJob{}, &river.InsertOpts{UniqueOpts: uniqueWhileWaiting}
 		}, &river.PeriodicJobOpts{ID: "domain_sweep", RunOnStart: true}),
 	}
 	return cfg
+}
+
+// uniqueWhileWaiting skips an insert while an identical job is waiting or
+// running. River's default also counts completed jobs, which would block the
+// next day's re-check of a domain for as long as River keeps finished jobs.
+var uniqueWhileWaiting = river.UniqueOpts{
+	ByArgs: true,
+	ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRetryable,
+		rivertype.JobStateRunning, rivertype.JobStateScheduled},
 }
 
 // Stop waits for running jobs to finish (graceful shutdown).
@@ -131,7 +141,7 @@ func (q *Queue) Stop(ctx context.Context) error {
 func (q *Queue) EnqueueTx(ctx context.Context, tx *store.Tx, job app.Job, opts app.JobOpts) error {
 	io := &river.InsertOpts{ScheduledAt: opts.ScheduledAt}
 	if opts.UniqueByArgs {
-		io.UniqueOpts = river.UniqueOpts{ByArgs: true}
+		io.UniqueOpts = uniqueWhileWaiting
 	}
 	var err error
 	switch raw := tx.Raw().(type) {

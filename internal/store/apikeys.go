@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/carteiro/carteiro"
 )
@@ -72,8 +73,8 @@ func (q *Queries) ListAPIKeys(ctx context.Context, orgID string) ([]*carteiro.AP
 
 // RevokeAPIKey marks a key revoked at the given time; revoking twice keeps
 // the first time.
-func (q *Queries) RevokeAPIKey(ctx context.Context, id string, at int64) error {
-	n, err := q.exec(ctx, `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?`, at, id)
+func (q *Queries) RevokeAPIKey(ctx context.Context, id string, at time.Time) error {
+	n, err := q.exec(ctx, `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?`, micros(at), id)
 	if err != nil {
 		return fmt.Errorf("store: revoke API key %s: %w", id, classify(err))
 	}

@@ -54,15 +54,18 @@ func (s *Store) Migrate(ctx context.Context) (applied []string, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`); err != nil {
-		return nil, fmt.Errorf("store: create schema_migrations: %w", classify(err))
-	}
 	for _, m := range all {
+		done := false
 		err := s.InTx(ctx, func(tx *Tx) error {
 			if s.dialect == Postgres {
 				if _, err := tx.exec(ctx, `SELECT pg_advisory_xact_lock(7301157)`); err != nil {
 					return err
 				}
+			}
+			// Created under the lock: PostgreSQL's IF NOT EXISTS is not safe
+			// against a concurrent twin.
+			if _, err := tx.exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT NOT NULL PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`); err != nil {
+				return fmt.Errorf("create schema_migrations: %w", err)
 			}
 			var n int
 			if err := tx.queryRow(ctx, `SELECT COUNT(*) FROM schema_migrations WHERE version = ?`, m.version).Scan(&n); err != nil {
@@ -79,11 +82,14 @@ func (s *Store) Migrate(ctx context.Context) (applied []string, err error) {
 			if _, err := tx.exec(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`, m.version, m.name, time.Now().UnixMicro()); err != nil {
 				return err
 			}
-			applied = append(applied, m.name)
+			done = true
 			return nil
 		})
 		if err != nil {
 			return applied, fmt.Errorf("store: migration %s: %w", m.name, classify(err))
+		}
+		if done {
+			applied = append(applied, m.name)
 		}
 	}
 	return applied, nil

@@ -108,6 +108,7 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) error {
 	if err != nil {
 		return fmt.Errorf("store: begin: %w", classify(err))
 	}
+	defer func() { _ = stx.Rollback() }() // a no-op after Commit; frees the one write connection if fn panics
 	if err := fn(&Tx{Queries: &Queries{q: sqlQuerier{stx}, dialect: s.dialect}, raw: stx}); err != nil {
 		_ = stx.Rollback()
 		return err

@@ -3,12 +3,12 @@
 -- uuid strings, JSON is TEXT, booleans are BOOLEAN.
 
 CREATE TABLE settings (
-    key   TEXT PRIMARY KEY,
+    key   TEXT NOT NULL PRIMARY KEY,
     value TEXT NOT NULL
 );
 
 CREATE TABLE organizations (
-    id            TEXT PRIMARY KEY,
+    id            TEXT NOT NULL PRIMARY KEY,
     name          TEXT NOT NULL,
     password_hash TEXT NOT NULL DEFAULT '',
     totp_secret   TEXT NOT NULL DEFAULT '',
@@ -16,7 +16,7 @@ CREATE TABLE organizations (
 );
 
 CREATE TABLE api_keys (
-    id         TEXT PRIMARY KEY,
+    id         TEXT NOT NULL PRIMARY KEY,
     org_id     TEXT NOT NULL REFERENCES organizations (id),
     name       TEXT NOT NULL,
     mode       TEXT NOT NULL,
@@ -31,7 +31,7 @@ CREATE TABLE api_keys (
 CREATE INDEX api_keys_by_org ON api_keys (org_id, created_at);
 
 CREATE TABLE domains (
-    id               TEXT PRIMARY KEY,
+    id               TEXT NOT NULL PRIMARY KEY,
     org_id           TEXT NOT NULL REFERENCES organizations (id),
     name             TEXT NOT NULL,
     status           TEXT NOT NULL,

@@ -1,4 +1,8 @@
-package testutil
+// Package testserver starts the real Carteiro for end-to-end and store
+// tests: on a fresh SQLite file or PostgreSQL schema, with an in-process DNS
+// server and a controllable clock. It is separate from testutil because it
+// imports the whole service, which testutil's own users must not.
+package testserver
 
 import (
 	"bytes"
@@ -22,6 +26,7 @@ import (
 	"github.com/carteiro/carteiro/internal/config"
 	"github.com/carteiro/carteiro/internal/logctx"
 	"github.com/carteiro/carteiro/internal/server"
+	"github.com/carteiro/carteiro/internal/testutil"
 )
 
 // Backend names a store the tests run against.
@@ -110,8 +115,8 @@ type TestServer struct {
 	*server.Server
 	Backend Backend
 	URL     string
-	Clock   *Clock
-	DNS     *DNSServer
+	Clock   *testutil.Clock
+	DNS     *testutil.DNSServer
 	Config  config.Config
 	// The bootstrap organization and its keys (D4).
 	OrgID   string
@@ -136,7 +141,7 @@ func StartServer(t testing.TB, b Backend, env map[string]string) *TestServer {
 	if checkerErr != nil {
 		t.Fatalf("load API description: %v", checkerErr)
 	}
-	dns := NewDNSServer(t)
+	dns := testutil.NewDNSServer(t)
 	settings := map[string]string{
 		"CARTEIRO_HTTP_ADDR":      "127.0.0.1:0",
 		"CARTEIRO_DATABASE_URL":   DatabaseURL(t, b),
@@ -154,7 +159,7 @@ func StartServer(t testing.TB, b Backend, env map[string]string) *TestServer {
 	if err != nil {
 		t.Fatalf("settings: %v", err)
 	}
-	clock := NewClock(time.Now())
+	clock := testutil.NewClock(time.Now())
 	logger := slog.New(logctx.Handler{Handler: slog.NewJSONHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn})})
 	ctx := context.Background()
 	srv, err := server.Open(ctx, server.Options{Config: cfg, Clock: clock, Logger: logger,
@@ -175,8 +180,10 @@ func StartServer(t testing.TB, b Backend, env map[string]string) *TestServer {
 	if err := srv.Listen(cfg.HTTPAddr); err != nil {
 		t.Fatalf("listen: %v", err)
 	}
-	ts := &TestServer{Server: srv, Backend: b, URL: "http://" + srv.Addr(), Clock: clock, DNS: dns, Config: cfg,
-		OrgID: srv.BootstrapOrg.ID, t: t, checker: checker}
+	ts := &TestServer{Server: srv, Backend: b, URL: "http://" + srv.Addr(), Clock: clock, DNS: dns, Config: cfg, t: t, checker: checker}
+	if srv.BootstrapOrg != nil { // nil when env points at a database already used
+		ts.OrgID = srv.BootstrapOrg.ID
+	}
 	for _, k := range srv.BootstrapKeys {
 		if k.Key.Mode == carteiro.ModeLive {
 			ts.LiveKey = k.Secret

@@ -1,0 +1,120 @@
+package e2e
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/carteiro/carteiro"
+	"github.com/carteiro/carteiro/internal/app"
+	"github.com/carteiro/carteiro/internal/testserver"
+)
+
+func TestAuthentication(t *testing.T) {
+	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
+		ts := testserver.StartServer(t, b, nil)
+		path := "/v1/product/domains"
+		cases := []struct {
+			name   string
+			header string
+			code   string
+		}{
+			{"no header", "", "MISSING_API_KEY"},
+			{"basic scheme", "Basic " + ts.LiveKey, "MISSING_API_KEY"},
+			{"bearer without key", "Bearer ", "MISSING_API_KEY"},
+			{"malformed key", "Bearer abc", "INVALID_API_KEY"},
+			{"unknown key", "Bearer " + carteiro.NewSecretKey(carteiro.ModeLive), "INVALID_API_KEY"},
+		}
+		for _, c := range cases {
+			h := map[string]string{}
+			if c.header != "" {
+				h["Authorization"] = c.header
+			}
+			r := ts.Do(t, testserver.Request{Method: "GET", Path: path, Header: h})
+			if r.Status != http.StatusUnauthorized || r.ErrorCode() != c.code {
+				t.Errorf("%s: %d %s, want 401 %s", c.name, r.Status, r.ErrorCode(), c.code)
+			}
+		}
+		// Both bootstrap keys work; a revoked key stops working at once.
+		testserver.Expect(t, ts.Do(t, testserver.Request{Method: "GET", Path: path, Key: ts.LiveKey}), 200, "")
+		testserver.Expect(t, ts.Do(t, testserver.Request{Method: "GET", Path: path, Key: ts.TestKey}), 200, "")
+		nk, err := ts.App.CreateKey(t.Context(), app.KeyRequest{OrgID: ts.OrgID, Name: "temp", Mode: carteiro.ModeLive})
+		testserver.Must(t, err == nil, "create key: %v", err)
+		testserver.Expect(t, ts.Do(t, testserver.Request{Method: "GET", Path: path, Key: nk.Secret}), 200, "")
+		testserver.Must(t, ts.App.RevokeKey(t.Context(), nk.Key.ID) == nil, "revoke")
+		testserver.Expect(t, ts.Do(t, testserver.Request{Method: "GET", Path: path, Key: nk.Secret}), 401, "INVALID_API_KEY")
+
+		// A sending_access key may not manage domains (D6).
+		sending := ts.NewKey(t, app.KeyRequest{OrgID: ts.OrgID, Name: "sender", Mode: carteiro.ModeLive, Permission: carteiro.PermissionSending})
+		for _, req := range []testserver.Request{
+			{Method: "GET", Path: path},
+			{Method: "POST", Path: path, Body: map[string]string{"name": "x.example"}},
+		} {
+			req.Key = sending
+			testserver.Expect(t, ts.Do(t, req), http.StatusForbidden, "FORBIDDEN")
+		}
+	})
+}
+
+// TestOrganizationsAreIsolated walks the whole route table: for every route
+// that takes an id, another organization's key gets 404 for the first
+// organization's object. A new route without a case here fails the test.
+func TestOrganizationsAreIsolated(t *testing.T) {
+	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
+		ts := testserver.StartServer(t, b, nil)
+		_, otherLive, otherTest := ts.NewOrg(t, "Other")
+		d := createDomain(t, ts, ts.LiveKey, "first.example")
+
+		// How to name an object of the first organization for each route.
+		idFor := map[string]string{
+			"GET /v1/product/domains/{id}":         d.ID,
+			"POST /v1/product/domains/{id}/verify": d.ID,
+			"DELETE /v1/product/domains/{id}":      d.ID,
+		}
+		// Routes without an id: what the other organization must not see.
+		listed := map[string]func(t *testing.T, r *testserver.Response){
+			"GET /v1/product/domains": func(t *testing.T, r *testserver.Response) {
+				testserver.Expect(t, r, 200, "")
+				testserver.Must(t, !strings.Contains(string(r.Body), d.ID), "other organization lists %s: %s", d.ID, r.Body)
+			},
+			"POST /v1/product/domains": func(t *testing.T, r *testserver.Response) {
+				// The same name is free in another organization.
+				testserver.Expect(t, r, 201, "")
+			},
+		}
+		for _, rt := range ts.HTTP.Routes() {
+			if !rt.Auth {
+				continue
+			}
+			name := rt.Method + " " + rt.Path
+			if strings.Contains(rt.Path, "{") {
+				id, ok := idFor[name]
+				if !ok {
+					t.Errorf("route %s has no isolation case: add one", name)
+					continue
+				}
+				path := strings.NewReplacer("{id}", id).Replace(rt.Path)
+				for _, key := range []string{otherLive, otherTest} {
+					r := ts.Do(t, testserver.Request{Method: rt.Method, Path: path, Key: key, Body: map[string]any{}})
+					if r.Status != http.StatusNotFound || r.ErrorCode() != "NOT_FOUND" {
+						t.Errorf("%s with another organization's key: %d %s, want 404 NOT_FOUND", name, r.Status, r.Body)
+					}
+				}
+				continue
+			}
+			check, ok := listed[name]
+			if !ok {
+				t.Errorf("route %s has no isolation case: add one", name)
+				continue
+			}
+			var body any
+			if rt.Method == "POST" {
+				body = map[string]any{"name": "first.example"}
+			}
+			check(t, ts.Do(t, testserver.Request{Method: rt.Method, Path: rt.Path, Key: otherLive, Body: body}))
+		}
+		// The first organization's domain is untouched.
+		r := ts.Do(t, testserver.Request{Method: "GET", Path: "/v1/product/domains/" + d.ID, Key: ts.LiveKey})
+		testserver.Expect(t, r, 200, "")
+	})
+}
