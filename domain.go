@@ -32,6 +32,9 @@ type Domain struct {
 	LastCheckAt    *time.Time
 	CreatedAt      time.Time
 	DeletedAt      *time.Time
+	// WarmupStartedAt is when the domain was first verified: day 1 of its
+	// warmup (D34).
+	WarmupStartedAt *time.Time
 }
 
 // Record kinds of D31.
@@ -106,6 +109,9 @@ func (d *Domain) ApplyCheck(passed bool, now time.Time) {
 	case passed:
 		if d.Status != DomainVerified {
 			d.VerifiedAt = &t
+		}
+		if d.WarmupStartedAt == nil {
+			d.WarmupStartedAt = &t
 		}
 		d.Status = DomainVerified
 	case d.Status == DomainVerified:

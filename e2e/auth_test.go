@@ -64,23 +64,52 @@ func TestOrganizationsAreIsolated(t *testing.T) {
 		ts := testserver.StartServer(t, b, nil)
 		_, otherLive, otherTest := ts.NewOrg(t, "Other")
 		d := createDomain(t, ts, ts.LiveKey, "first.example")
+		publish(ts, d)
+		testserver.Must(t, verify(t, ts, ts.LiveKey, d.ID).Status == "verified", "domain not verified")
+		email := send(t, ts, ts.LiveKey, map[string]any{"from": "a@first.example", "to": "b@y.example", "subject": "s",
+			"text": "t", "tags": []map[string]string{{"name": "secret", "value": "first"}}})
+		r := ts.Do(t, testserver.Request{Method: "POST", Path: "/v1/product/senders", Key: ts.LiveKey, Body: map[string]string{"email": "me@gmail.example"}})
+		testserver.Expect(t, r, 201, "")
+		sender := r.JSON(t)
 
 		// How to name an object of the first organization for each route.
 		idFor := map[string]string{
 			"GET /v1/product/domains/{id}":         d.ID,
 			"POST /v1/product/domains/{id}/verify": d.ID,
 			"DELETE /v1/product/domains/{id}":      d.ID,
+			"GET /v1/product/domains/{id}/warmup":  d.ID,
+			"GET /v1/product/emails/{id}":          email.ID,
+			"GET /v1/product/emails/{id}/events":   email.ID,
+			"POST /v1/product/emails/{id}/cancel":  email.ID,
+			"POST /v1/product/emails/{id}/resend":  email.ID,
+			"DELETE /v1/product/senders/{id}":      sender["id"].(string),
 		}
 		// Routes without an id: what the other organization must not see.
-		listed := map[string]func(t *testing.T, r *testserver.Response){
-			"GET /v1/product/domains": func(t *testing.T, r *testserver.Response) {
+		notListed := func(id string) func(t *testing.T, r *testserver.Response) {
+			return func(t *testing.T, r *testserver.Response) {
 				testserver.Expect(t, r, 200, "")
-				testserver.Must(t, !strings.Contains(string(r.Body), d.ID), "other organization lists %s: %s", d.ID, r.Body)
-			},
-			"POST /v1/product/domains": func(t *testing.T, r *testserver.Response) {
-				// The same name is free in another organization.
-				testserver.Expect(t, r, 201, "")
-			},
+				testserver.Must(t, !strings.Contains(string(r.Body), id), "other organization sees %s: %s", id, r.Body)
+			}
+		}
+		listed := map[string]func(t *testing.T, r *testserver.Response){
+			"GET /v1/product/domains":     notListed(d.ID),
+			"GET /v1/product/emails":      notListed(email.ID),
+			"GET /v1/product/emails/tags": notListed("secret"),
+			"GET /v1/product/senders":     notListed(sender["id"].(string)),
+		}
+		// Routes that take a body naming the first organization's things.
+		posted := map[string]struct {
+			body   any
+			status int
+			code   string
+		}{
+			// The same domain name and sender address are free in another organization.
+			"POST /v1/product/domains": {map[string]any{"name": "first.example"}, 201, ""},
+			"POST /v1/product/senders": {map[string]any{"email": "me@gmail.example"}, 201, ""},
+			// Another organization cannot send from the first one's verified domain.
+			"POST /v1/product/emails": {map[string]any{"from": "a@first.example", "to": "b@y.example", "subject": "s", "text": "t"}, 403, "DOMAIN_NOT_VERIFIED"},
+			// Nor use its sender's token.
+			"POST /v1/product/senders/verify": {map[string]any{"token": sender["verificationToken"]}, 404, "NOT_FOUND"},
 		}
 		for _, rt := range ts.HTTP.Routes() {
 			if !rt.Auth {
@@ -102,19 +131,26 @@ func TestOrganizationsAreIsolated(t *testing.T) {
 				}
 				continue
 			}
-			check, ok := listed[name]
-			if !ok {
-				t.Errorf("route %s has no isolation case: add one", name)
+			if check, ok := listed[name]; ok {
+				check(t, ts.Do(t, testserver.Request{Method: rt.Method, Path: rt.Path, Key: otherLive}))
 				continue
 			}
-			var body any
-			if rt.Method == "POST" {
-				body = map[string]any{"name": "first.example"}
+			if p, ok := posted[name]; ok {
+				testserver.Expect(t, ts.Do(t, testserver.Request{Method: rt.Method, Path: rt.Path, Key: otherLive, Body: p.body}), p.status, p.code)
+				continue
 			}
-			check(t, ts.Do(t, testserver.Request{Method: rt.Method, Path: rt.Path, Key: otherLive, Body: body}))
+			if name == "POST /v1/product/emails/batch" {
+				r := ts.Do(t, testserver.Request{Method: rt.Method, Path: rt.Path, Key: otherLive,
+					Body: []any{posted["POST /v1/product/emails"].body}})
+				testserver.Expect(t, r, 202, "")
+				testserver.Must(t, strings.Contains(string(r.Body), `"ok":false`) && strings.Contains(string(r.Body), "DOMAIN_NOT_VERIFIED"),
+					"batch from another organization's domain: %s", r.Body)
+				continue
+			}
+			t.Errorf("route %s has no isolation case: add one", name)
 		}
 		// The first organization's domain is untouched.
-		r := ts.Do(t, testserver.Request{Method: "GET", Path: "/v1/product/domains/" + d.ID, Key: ts.LiveKey})
+		r = ts.Do(t, testserver.Request{Method: "GET", Path: "/v1/product/domains/" + d.ID, Key: ts.LiveKey})
 		testserver.Expect(t, r, 200, "")
 	})
 }

@@ -230,3 +230,30 @@ func TestErrorCodesMatchTheDomain(t *testing.T) {
 		t.Errorf("ErrorCode enum %v\ndiffers from the codes of error.go %v", documented, codes)
 	}
 }
+
+// The errors that depend on what a request carries (D11): a body can be
+// broken (400) or invalid (422), an id unknown (404); and every route that
+// needs a key answers other methods (405) and oversized bodies (413).
+func TestOperationsListTheErrorsOfWhatTheyRead(t *testing.T) {
+	t.Parallel()
+	doc := loadDocument(t)
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			var want []string
+			if op.RequestBody != nil {
+				want = append(want, "400", "422")
+			}
+			if strings.Contains(path, "{") {
+				want = append(want, "404")
+			}
+			if needsAuth(doc.Security, op.Security) {
+				want = append(want, "405", "413")
+			}
+			for _, code := range want {
+				if op.Responses.Value(code) == nil {
+					t.Errorf("%s %s: response %s not documented", method, path, code)
+				}
+			}
+		}
+	}
+}

@@ -18,7 +18,20 @@ func TestOperationsListTheRouteTable(t *testing.T) {
 		{"DELETE", "/v1/product/domains/{id}", "deleteDomain", true},
 		{"GET", "/v1/product/domains/{id}", "getDomain", true},
 		{"POST", "/v1/product/domains/{id}/verify", "verifyDomain", true},
+		{"GET", "/v1/product/domains/{id}/warmup", "getDomainWarmup", true},
+		{"GET", "/v1/product/emails", "listEmails", true},
+		{"POST", "/v1/product/emails", "sendEmail", true},
+		{"POST", "/v1/product/emails/batch", "sendEmailBatch", true},
+		{"GET", "/v1/product/emails/tags", "listEmailTags", true},
+		{"GET", "/v1/product/emails/{id}", "getEmail", true},
+		{"POST", "/v1/product/emails/{id}/cancel", "cancelEmail", true},
+		{"GET", "/v1/product/emails/{id}/events", "listEmailEvents", true},
+		{"POST", "/v1/product/emails/{id}/resend", "resendEmail", true},
 		{"GET", "/v1/product/openapi.json", "getOpenAPIDocument", false},
+		{"GET", "/v1/product/senders", "listSenders", true},
+		{"POST", "/v1/product/senders", "createSender", true},
+		{"POST", "/v1/product/senders/verify", "verifySender", true},
+		{"DELETE", "/v1/product/senders/{id}", "deleteSender", true},
 	}
 	// Later issues add routes: every route above must stay, in this order.
 	var kept []Operation

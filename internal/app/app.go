@@ -5,12 +5,15 @@ package app
 
 import (
 	"context"
+	"crypto"
 	"errors"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/carteiro/carteiro"
 	"github.com/carteiro/carteiro/internal/dnscheck"
+	"github.com/carteiro/carteiro/internal/mta"
 	"github.com/carteiro/carteiro/internal/secrets"
 	"github.com/carteiro/carteiro/internal/store"
 )
@@ -40,17 +43,33 @@ type Config struct {
 	BounceHost string
 	// DKIMSelector is the selector of new DKIM keys (D31: cart1).
 	DKIMSelector string
+	// Warmup enforces D34's daily quotas.
+	Warmup bool
+	// AcceptIsDelivery counts a 250 after DATA as delivery: true for direct
+	// delivery, where the recipient's MX answers, and for a relay when
+	// CARTEIRO_RELAY_ACCEPT_IS_DELIVERY is set (D25).
+	AcceptIsDelivery bool
+	// RetryWindow is how long temporary failures are retried (D23: 72 hours).
+	RetryWindow time.Duration
+	// SystemFrom sends the service's own mail (sender verification, D36).
+	SystemFrom carteiro.Address
+	// PublicURL is the base of links in the service's own mail.
+	PublicURL string
 }
 
 // App runs the use cases.
 type App struct {
-	store  *store.Store
-	queue  Enqueuer
-	clock  carteiro.Clock
-	dns    *dnscheck.Checker
-	box    *secrets.Box
-	cfg    Config
-	logger *slog.Logger
+	store     *store.Store
+	queue     Enqueuer
+	clock     carteiro.Clock
+	dns       *dnscheck.Checker
+	box       *secrets.Box
+	cfg       Config
+	logger    *slog.Logger
+	transport mta.Transport
+
+	keysMu sync.Mutex
+	keys   map[string]crypto.Signer // DKIM keys opened, by domain id
 }
 
 // Deps are the collaborators of App, injected so tests can move the clock and
@@ -62,6 +81,8 @@ type Deps struct {
 	DNS    *dnscheck.Checker
 	Box    *secrets.Box
 	Logger *slog.Logger
+	// Transport hands messages to SMTP (relay or direct MX, D3).
+	Transport mta.Transport
 }
 
 // New builds an App.
@@ -69,7 +90,11 @@ func New(d Deps, cfg Config) *App {
 	if cfg.DKIMSelector == "" {
 		cfg.DKIMSelector = "cart1"
 	}
-	return &App{store: d.Store, queue: d.Queue, clock: d.Clock, dns: d.DNS, box: d.Box, cfg: cfg, logger: d.Logger}
+	if cfg.RetryWindow == 0 {
+		cfg.RetryWindow = 72 * time.Hour
+	}
+	return &App{store: d.Store, queue: d.Queue, clock: d.Clock, dns: d.DNS, box: d.Box, cfg: cfg, logger: d.Logger,
+		transport: d.Transport, keys: map[string]crypto.Signer{}}
 }
 
 // storeErr turns store sentinels into domain errors; anything else is an

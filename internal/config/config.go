@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/carteiro/carteiro/internal/ratelimit"
 )
@@ -36,6 +37,11 @@ type Config struct {
 	RelayAcceptIsDelivery bool
 	MetricsToken          string
 	DKIMSelector          string
+	// SMTPTimeout bounds each SMTP command's reply (the final reply after
+	// DATA gets twice as long).
+	SMTPTimeout time.Duration
+	// RelayPoolSize bounds the connections kept open to the relay.
+	RelayPoolSize int
 }
 
 // Load reads the settings through lookupEnv (os.LookupEnv in production, a
@@ -75,6 +81,12 @@ func Load(lookupEnv func(string) (string, bool)) (Config, error) {
 	var err error
 	if c.DirectPort, err = strconv.Atoi(get("CARTEIRO_DIRECT_PORT", "25")); err != nil || c.DirectPort < 1 || c.DirectPort > 65535 {
 		errs = append(errs, fmt.Errorf("CARTEIRO_DIRECT_PORT: want a port number, got %q", getenv("CARTEIRO_DIRECT_PORT")))
+	}
+	if c.SMTPTimeout, err = time.ParseDuration(get("CARTEIRO_SMTP_TIMEOUT", "5m")); err != nil || c.SMTPTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("CARTEIRO_SMTP_TIMEOUT: want a duration such as 30s or 5m, got %q", getenv("CARTEIRO_SMTP_TIMEOUT")))
+	}
+	if c.RelayPoolSize, err = strconv.Atoi(get("CARTEIRO_RELAY_POOL_SIZE", "16")); err != nil || c.RelayPoolSize < 1 {
+		errs = append(errs, fmt.Errorf("CARTEIRO_RELAY_POOL_SIZE: want a positive number, got %q", getenv("CARTEIRO_RELAY_POOL_SIZE")))
 	}
 	if c.RateLimitKey, err = ratelimit.ParseRule(get("CARTEIRO_RATE_LIMIT_KEY", "50,100")); err != nil {
 		errs = append(errs, fmt.Errorf("CARTEIRO_RATE_LIMIT_KEY: %w", err))

@@ -36,5 +36,20 @@ func (s *Server) routeTable() []Route {
 		{Method: http.MethodGet, Path: p + "/domains/{id}", Auth: true, handler: s.getDomain},
 		{Method: http.MethodPost, Path: p + "/domains/{id}/verify", Auth: true, handler: s.verifyDomain},
 		{Method: http.MethodDelete, Path: p + "/domains/{id}", Auth: true, handler: s.deleteDomain, limit: deletions},
+		{Method: http.MethodGet, Path: p + "/domains/{id}/warmup", Auth: true, handler: s.domainWarmup},
+
+		{Method: http.MethodPost, Path: p + "/emails", Auth: true, handler: s.sendEmail},
+		{Method: http.MethodPost, Path: p + "/emails/batch", Auth: true, handler: s.sendBatch},
+		{Method: http.MethodGet, Path: p + "/emails", Auth: true, handler: s.listEmails},
+		{Method: http.MethodGet, Path: p + "/emails/tags", Auth: true, handler: s.emailTags},
+		{Method: http.MethodGet, Path: p + "/emails/{id}", Auth: true, handler: s.getEmail},
+		{Method: http.MethodGet, Path: p + "/emails/{id}/events", Auth: true, handler: s.emailEvents},
+		{Method: http.MethodPost, Path: p + "/emails/{id}/cancel", Auth: true, handler: s.cancelEmail},
+		{Method: http.MethodPost, Path: p + "/emails/{id}/resend", Auth: true, handler: s.resendEmail},
+
+		{Method: http.MethodPost, Path: p + "/senders", Auth: true, handler: s.createSender},
+		{Method: http.MethodGet, Path: p + "/senders", Auth: true, handler: s.listSenders},
+		{Method: http.MethodPost, Path: p + "/senders/verify", Auth: true, handler: s.verifySender},
+		{Method: http.MethodDelete, Path: p + "/senders/{id}", Auth: true, handler: s.deleteSender},
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/riverqueue/river/rivermigrate"
 	"github.com/riverqueue/river/rivertype"
 
+	"github.com/carteiro/carteiro"
 	"github.com/carteiro/carteiro/internal/app"
 	"github.com/carteiro/carteiro/internal/store"
 )
@@ -34,6 +35,10 @@ type Options struct {
 	PollInterval time.Duration
 	// SweepInterval is how often the domain sweep runs.
 	SweepInterval time.Duration
+	// Clock, when set, becomes River's notion of now, so tests that move
+	// the service's clock also move scheduled jobs (retries, schedules).
+	// Production leaves it nil: River then uses the database's clock.
+	Clock carteiro.Clock
 }
 
 // Queue is River bound to one store. Exactly one of the two clients is set.
@@ -91,6 +96,9 @@ func (q *Queue) Start(ctx context.Context, a *app.App, opts Options) error {
 
 func (q *Queue) config(a *app.App, opts Options) *river.Config {
 	cfg := &river.Config{Logger: q.logger.With("component", "river")}
+	if opts.Clock != nil {
+		cfg.Test.Time = riverTime{opts.Clock}
+	}
 	if !opts.Work {
 		return cfg
 	}
@@ -120,6 +128,16 @@ var uniqueWhileWaiting = river.UniqueOpts{
 	ByArgs: true,
 	ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRetryable,
 		rivertype.JobStateRunning, rivertype.JobStateScheduled},
+}
+
+// riverTime adapts a carteiro.Clock to River's time generator.
+type riverTime struct{ clock carteiro.Clock }
+
+func (t riverTime) Now() time.Time { return t.clock.Now() }
+
+func (t riverTime) NowOrNil() *time.Time {
+	now := t.clock.Now()
+	return &now
 }
 
 // Stop waits for running jobs to finish (graceful shutdown).

@@ -2,6 +2,7 @@ package queue
 
 import (
 	"context"
+	"time"
 
 	"github.com/riverqueue/river"
 
@@ -13,6 +14,8 @@ func workers(a *app.App) *river.Workers {
 	w := river.NewWorkers()
 	river.AddWorker(w, &domainSweepWorker{app: a})
 	river.AddWorker(w, &domainCheckWorker{app: a})
+	river.AddWorker(w, &deliverWorker{app: a})
+	river.AddWorker(w, &senderVerificationWorker{app: a})
 	return w
 }
 
@@ -33,4 +36,26 @@ type domainCheckWorker struct {
 
 func (w *domainCheckWorker) Work(ctx context.Context, job *river.Job[app.DomainCheckJob]) error {
 	return w.app.RecheckDomain(ctx, job.Args.DomainID)
+}
+
+type deliverWorker struct {
+	river.WorkerDefaults[app.DeliverJob]
+	app *app.App
+}
+
+func (w *deliverWorker) Work(ctx context.Context, job *river.Job[app.DeliverJob]) error {
+	return w.app.DeliverEmail(ctx, job.Args.EmailID)
+}
+
+// Timeout bounds one delivery attempt: SMTP timeouts are shorter, so this
+// only catches a stuck attempt.
+func (w *deliverWorker) Timeout(*river.Job[app.DeliverJob]) time.Duration { return 10 * time.Minute }
+
+type senderVerificationWorker struct {
+	river.WorkerDefaults[app.SenderVerificationJob]
+	app *app.App
+}
+
+func (w *senderVerificationWorker) Work(ctx context.Context, job *river.Job[app.SenderVerificationJob]) error {
+	return w.app.SendSenderVerification(ctx, job.Args)
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/carteiro/carteiro/internal/dnscheck"
 	"github.com/carteiro/carteiro/internal/httpapi"
 	"github.com/carteiro/carteiro/internal/i18n"
+	"github.com/carteiro/carteiro/internal/mta"
 	"github.com/carteiro/carteiro/internal/queue"
 	"github.com/carteiro/carteiro/internal/ratelimit"
 	"github.com/carteiro/carteiro/internal/secrets"
@@ -57,12 +58,13 @@ type Server struct {
 	BootstrapKeys []*app.NewKey
 	BootstrapOrg  *carteiro.Organization
 
-	logger   *slog.Logger
-	listener net.Listener
-	http     *http.Server
-	redis    *redis.Client
-	served   chan struct{}
-	serveErr error
+	logger    *slog.Logger
+	listener  net.Listener
+	http      *http.Server
+	redis     *redis.Client
+	transport mta.Transport
+	served    chan struct{}
+	serveErr  error
 }
 
 // Open builds everything but does not listen yet: the CLI commands other
@@ -110,9 +112,21 @@ func (s *Server) build(ctx context.Context, o Options) error {
 	if err != nil {
 		return fmt.Errorf("dns resolver: %w", err)
 	}
+	systemFrom, err := carteiro.ParseAddress("CARTEIRO_SYSTEM_FROM", o.Config.SystemFrom)
+	if err != nil {
+		return fmt.Errorf("CARTEIRO_SYSTEM_FROM: %w", err)
+	}
+	if s.transport, err = newTransport(o.Config, resolver); err != nil {
+		return err
+	}
 	s.App = app.New(app.Deps{
 		Store: s.Store, Queue: s.Queue, Clock: o.Clock, DNS: &dnscheck.Checker{Resolver: resolver}, Box: box, Logger: o.Logger,
-	}, app.Config{BounceHost: o.Config.BounceHost, DKIMSelector: o.Config.DKIMSelector})
+		Transport: s.transport,
+	}, app.Config{
+		BounceHost: o.Config.BounceHost, DKIMSelector: o.Config.DKIMSelector, Warmup: o.Config.WarmupEnabled(),
+		AcceptIsDelivery: o.Config.Delivery == "direct" || o.Config.RelayAcceptIsDelivery,
+		SystemFrom:       systemFrom, PublicURL: o.Config.PublicURL,
+	})
 
 	catalog, err := i18n.New()
 	if err != nil {
@@ -138,9 +152,11 @@ func (s *Server) build(ctx context.Context, o Options) error {
 		Metrics: httpapi.NewMetrics(s.Store.JobCounts), Ready: s.Store.Ping, OpenAPI: openapi,
 		Limits: limits, MetricsToken: o.Config.MetricsToken,
 	})
-	return s.Queue.Start(ctx, s.App, queue.Options{
-		Work: o.Role != RoleAPI, Workers: 20, PollInterval: o.QueuePollInterval, SweepInterval: o.SweepInterval,
-	})
+	qopts := queue.Options{Work: o.Role != RoleAPI, Workers: 20, PollInterval: o.QueuePollInterval, SweepInterval: o.SweepInterval}
+	if _, real := o.Clock.(carteiro.SystemClock); !real {
+		qopts.Clock = o.Clock
+	}
+	return s.Queue.Start(ctx, s.App, qopts)
 }
 
 // Bootstrap runs D4's first-start bootstrap.

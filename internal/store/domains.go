@@ -8,16 +8,17 @@ import (
 	"github.com/carteiro/carteiro"
 )
 
-const domainColumns = `id, org_id, name, status, dkim_selector, dkim_public_key, dkim_private_key, ownership_token, verified_at, last_check_at, created_at, deleted_at`
+const domainColumns = `id, org_id, name, status, dkim_selector, dkim_public_key, dkim_private_key, ownership_token, verified_at, last_check_at, created_at, deleted_at, warmup_started_at`
 
 func scanDomain(r row) (*carteiro.Domain, error) {
 	var d carteiro.Domain
-	var verified, checked, deleted *int64
+	var verified, checked, deleted, warmup *int64
 	var created int64
 	if err := r.Scan(&d.ID, &d.OrgID, &d.Name, &d.Status, &d.DKIMSelector, &d.DKIMPublicKey, &d.DKIMPrivateKey,
-		&d.OwnershipToken, &verified, &checked, &created, &deleted); err != nil {
+		&d.OwnershipToken, &verified, &checked, &created, &deleted, &warmup); err != nil {
 		return nil, err
 	}
+	d.WarmupStartedAt = fromMicrosPtr(warmup)
 	d.VerifiedAt = fromMicrosPtr(verified)
 	d.LastCheckAt = fromMicrosPtr(checked)
 	d.CreatedAt = fromMicros(created)
@@ -47,9 +48,9 @@ func scanDomains(rs rows, err error) ([]*carteiro.Domain, error) {
 // CreateDomain inserts d; a live domain of the same name in the organization
 // is ErrConflict.
 func (q *Queries) CreateDomain(ctx context.Context, d *carteiro.Domain) error {
-	_, err := q.exec(ctx, `INSERT INTO domains (`+domainColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	_, err := q.exec(ctx, `INSERT INTO domains (`+domainColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		d.ID, d.OrgID, d.Name, string(d.Status), d.DKIMSelector, d.DKIMPublicKey, d.DKIMPrivateKey, d.OwnershipToken,
-		microsPtr(d.VerifiedAt), microsPtr(d.LastCheckAt), micros(d.CreatedAt), microsPtr(d.DeletedAt))
+		microsPtr(d.VerifiedAt), microsPtr(d.LastCheckAt), micros(d.CreatedAt), microsPtr(d.DeletedAt), microsPtr(d.WarmupStartedAt))
 	if err != nil {
 		return fmt.Errorf("store: create domain %s: %w", d.Name, classify(err))
 	}
@@ -91,8 +92,8 @@ func (q *Queries) ListDomains(ctx context.Context, orgID string) ([]*carteiro.Do
 
 // UpdateDomainCheck stores the outcome of a DNS check.
 func (q *Queries) UpdateDomainCheck(ctx context.Context, d *carteiro.Domain) error {
-	n, err := q.exec(ctx, `UPDATE domains SET status = ?, verified_at = ?, last_check_at = ? WHERE id = ? AND deleted_at IS NULL`,
-		string(d.Status), microsPtr(d.VerifiedAt), microsPtr(d.LastCheckAt), d.ID)
+	n, err := q.exec(ctx, `UPDATE domains SET status = ?, verified_at = ?, last_check_at = ?, warmup_started_at = ? WHERE id = ? AND deleted_at IS NULL`,
+		string(d.Status), microsPtr(d.VerifiedAt), microsPtr(d.LastCheckAt), microsPtr(d.WarmupStartedAt), d.ID)
 	if err != nil {
 		return fmt.Errorf("store: update domain %s: %w", d.ID, classify(err))
 	}

@@ -1,0 +1,171 @@
+package carteiro
+
+import "time"
+
+// EmailStatus is where an email is in its life (3.1, D23).
+type EmailStatus string
+
+const (
+	EmailScheduled  EmailStatus = "scheduled"
+	EmailQueued     EmailStatus = "queued"
+	EmailProcessing EmailStatus = "processing"
+	EmailSent       EmailStatus = "sent"
+	EmailDelivered  EmailStatus = "delivered"
+	EmailBounced    EmailStatus = "bounced"
+	EmailFailed     EmailStatus = "failed"
+	EmailSkipped    EmailStatus = "skipped"
+	EmailCancelled  EmailStatus = "cancelled"
+)
+
+// Address is a mailbox with an optional display name (D16). Email is the
+// ASCII form (an internationalized domain is kept in punycode).
+type Address struct {
+	Name  string
+	Email string
+}
+
+// String renders "Name <a@b.c>" when there is a name, else "a@b.c" (D16).
+func (a Address) String() string {
+	if a.Name == "" {
+		return a.Email
+	}
+	return a.Name + " <" + a.Email + ">"
+}
+
+// Tag labels an email (D14).
+type Tag struct {
+	Name  string
+	Value string
+}
+
+// Attachment is a file carried by an email (2.2, D19). Content is decoded.
+type Attachment struct {
+	Filename    string
+	Content     []byte
+	ContentType string
+	Disposition string // attachment or inline
+	CID         string // required for inline
+}
+
+// Email is one message as accepted by the API.
+type Email struct {
+	ID             string
+	OrgID          string
+	Mode           Mode
+	Sandbox        bool
+	APIKeyID       string
+	APIKeyName     string
+	DomainID       string // the verified domain of From, empty for a verified sender or sandbox
+	From           Address
+	To             []Address
+	Cc             []Address
+	Bcc            []Address
+	ReplyTo        []Address
+	Subject        string
+	HTML           string
+	Text           string
+	Headers        map[string]string
+	Attachments    []Attachment
+	Tags           []Tag
+	Status         EmailStatus
+	Attempts       int
+	LastError      string
+	MessageID      string
+	IdempotencyKey string
+	CreatedAt      time.Time
+	ScheduledAt    *time.Time
+	SentAt         *time.Time
+	DeliveredAt    *time.Time
+	BouncedAt      *time.Time
+	FailedAt       *time.Time
+	ComplainedAt   *time.Time
+	SuppressedAt   *time.Time
+	OpenedAt       *time.Time
+	FirstClickedAt *time.Time
+	OpenCount      int
+	ClickCount     int
+}
+
+// Recipients lists every envelope recipient: to, cc, then bcc.
+func (e *Email) Recipients() []Address {
+	out := make([]Address, 0, len(e.To)+len(e.Cc)+len(e.Bcc))
+	out = append(out, e.To...)
+	out = append(out, e.Cc...)
+	return append(out, e.Bcc...)
+}
+
+// RecipientStatus is the outcome for one recipient (D24).
+type RecipientStatus string
+
+const (
+	RecipientPending    RecipientStatus = "pending"
+	RecipientDeferred   RecipientStatus = "deferred"
+	RecipientSent       RecipientStatus = "sent" // accepted by a relay, awaiting a DSN (D25)
+	RecipientDelivered  RecipientStatus = "delivered"
+	RecipientBounced    RecipientStatus = "bounced"
+	RecipientFailed     RecipientStatus = "failed"
+	RecipientSuppressed RecipientStatus = "suppressed"
+)
+
+// Final reports whether no more delivery attempts will be made.
+func (s RecipientStatus) Final() bool {
+	switch s {
+	case RecipientDelivered, RecipientBounced, RecipientFailed, RecipientSuppressed:
+		return true
+	}
+	return false
+}
+
+// EventType names a timeline event (2.3, D26).
+type EventType string
+
+const (
+	EventQueued          EventType = "queued"
+	EventScheduled       EventType = "scheduled"
+	EventProcessing      EventType = "processing"
+	EventSent            EventType = "sent"
+	EventDelivered       EventType = "delivered"
+	EventDeliveryDelayed EventType = "delivery_delayed"
+	EventBounced         EventType = "bounced"
+	EventComplained      EventType = "complained"
+	EventFailed          EventType = "failed"
+	EventSuppressed      EventType = "suppressed"
+	EventOpened          EventType = "opened"
+	EventClicked         EventType = "clicked"
+	EventCancelled       EventType = "cancelled"
+)
+
+// EmailEvent is one entry of an email's timeline.
+type EmailEvent struct {
+	ID        string
+	EmailID   string
+	Type      EventType
+	Timestamp time.Time
+	Metadata  map[string]any
+}
+
+// Recipient is the delivery state of one envelope recipient of an email.
+type Recipient struct {
+	EmailID      string
+	Position     int
+	Address      string
+	Status       RecipientStatus
+	LastCode     int
+	LastEnhanced string
+	LastMessage  string
+	UpdatedAt    time.Time
+}
+
+// Sender is a single-address identity verified by a token (2.13, D36).
+type Sender struct {
+	ID             string
+	OrgID          string
+	Email          string
+	DisplayName    string
+	TokenHash      string
+	TokenExpiresAt time.Time
+	TokenUsedAt    *time.Time
+	VerifiedAt     *time.Time
+	Active         bool
+	CreatedAt      time.Time
+}

@@ -1,0 +1,320 @@
+package app
+
+import (
+	"context"
+	"crypto"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/carteiro/carteiro"
+	"github.com/carteiro/carteiro/internal/dkim"
+	"github.com/carteiro/carteiro/internal/mta"
+	"github.com/carteiro/carteiro/internal/render"
+	"github.com/carteiro/carteiro/internal/store"
+)
+
+// retrySchedule is D23's backoff after temporary failures: 1, 5, 15 and 30
+// minutes, then hourly, until the retry window closes.
+var retrySchedule = []time.Duration{time.Minute, 5 * time.Minute, 15 * time.Minute, 30 * time.Minute}
+
+func retryDelay(attempt int) time.Duration {
+	if attempt >= 1 && attempt <= len(retrySchedule) {
+		return retrySchedule[attempt-1]
+	}
+	return time.Hour
+}
+
+// DeliverEmail is the worker side of DeliverJob: one delivery attempt of
+// every recipient not yet final. Outcomes, events and the next retry are
+// recorded in one transaction after the SMTP conversation; a crash between
+// the two repeats at most that one attempt.
+func (a *App) DeliverEmail(ctx context.Context, emailID string) error {
+	e, err := a.store.EmailByID(ctx, emailID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	switch e.Status {
+	case carteiro.EmailScheduled:
+		// Its time has come (D21): scheduled becomes queued, unless a cancel
+		// won the race.
+		ok, err := a.store.SetEmailStatusIf(ctx, e.ID, carteiro.EmailScheduled, carteiro.EmailQueued)
+		if err != nil || !ok {
+			return err
+		}
+		e.Status = carteiro.EmailQueued
+	case carteiro.EmailQueued, carteiro.EmailProcessing:
+	default:
+		return nil // cancelled, or every recipient is final
+	}
+	if e.Sandbox {
+		return a.simulate(ctx, e)
+	}
+	recipients, err := a.store.Recipients(ctx, e.ID)
+	if err != nil {
+		return err
+	}
+	var pending []*carteiro.Recipient
+	for _, r := range recipients {
+		if r.Status == carteiro.RecipientPending || r.Status == carteiro.RecipientDeferred {
+			pending = append(pending, r)
+		}
+	}
+	if len(pending) == 0 {
+		return nil
+	}
+
+	now := a.clock.Now()
+	e.Attempts++
+	e.Status = carteiro.EmailProcessing
+	err = a.store.InTx(ctx, func(tx *store.Tx) error {
+		if err := tx.UpdateEmailProgress(ctx, e, &now); err != nil {
+			return err
+		}
+		return tx.InsertEvent(ctx, a.event(e.ID, carteiro.EventProcessing, now, map[string]any{"attempt": e.Attempts}))
+	})
+	if err != nil {
+		return err
+	}
+
+	data, err := a.message(ctx, e)
+	if err != nil {
+		// Nothing can be sent (for example the domain's key is gone): the
+		// email fails for every pending recipient, no retry.
+		return a.failAll(ctx, e, pending, err.Error())
+	}
+	env := mta.Envelope{From: a.returnPath(e), EnvelopeID: e.ID}
+	for _, r := range pending {
+		env.Recipients = append(env.Recipients, r.Address)
+	}
+	results := a.transport.Deliver(ctx, env, data)
+	return a.recordAttempt(ctx, e, recipients, pending, results)
+}
+
+// message builds and signs the MIME message of e.
+func (a *App) message(ctx context.Context, e *carteiro.Email) ([]byte, error) {
+	text := e.Text
+	if text == "" && e.HTML != "" {
+		text = render.HTMLToText(e.HTML) // D20: a plain-text part is generated
+	}
+	e.MessageID = e.ID + "@" + carteiro.DomainOf(e.From.Email)
+	raw, err := mta.Build(&mta.Message{
+		MessageID: e.MessageID, Date: a.clock.Now(), From: e.From, To: e.To, Cc: e.Cc, ReplyTo: e.ReplyTo,
+		Subject: e.Subject, HTML: e.HTML, Text: text, Headers: e.Headers, Attachments: e.Attachments,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("build message: %w", err)
+	}
+	if e.DomainID == "" {
+		return raw, nil // a verified single sender has no DKIM key of ours
+	}
+	d, signer, err := a.domainSigner(ctx, e.DomainID)
+	if err != nil {
+		return nil, err
+	}
+	signed, err := (&mta.DKIMSigner{Domain: d.Name, Selector: d.DKIMSelector, Key: signer}).Sign(raw)
+	if err != nil {
+		return nil, fmt.Errorf("dkim sign: %w", err)
+	}
+	return signed, nil
+}
+
+// domainSigner returns the domain and its DKIM key, opened once and kept.
+func (a *App) domainSigner(ctx context.Context, domainID string) (*carteiro.Domain, crypto.Signer, error) {
+	d, err := a.store.DomainByID(ctx, domainID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("sending domain: %w", err)
+	}
+	a.keysMu.Lock()
+	defer a.keysMu.Unlock()
+	if k, ok := a.keys[domainID]; ok {
+		return d, k, nil
+	}
+	pem, err := a.box.Open(d.DKIMPrivateKey)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open dkim key: %w", err)
+	}
+	k, err := dkim.ParsePrivateKey(pem)
+	if err != nil {
+		return nil, nil, fmt.Errorf("parse dkim key: %w", err)
+	}
+	a.keys[domainID] = k
+	return d, k, nil
+}
+
+// returnPath is D31's VERP address: bounces come back to the bounce host
+// carrying a signed token naming the email.
+func (a *App) returnPath(e *carteiro.Email) string {
+	token := a.box.Sign("bounce", []byte(e.ID))
+	host := a.cfg.BounceHost
+	if e.DomainID != "" {
+		host = "bounces." + carteiro.DomainOf(e.From.Email)
+	}
+	return "bounces+" + token + "@" + host
+}
+
+// recordAttempt applies one attempt's per-recipient results (D23 to D26).
+func (a *App) recordAttempt(ctx context.Context, e *carteiro.Email, all, pending []*carteiro.Recipient, results []mta.Result) error {
+	now := a.clock.Now()
+	byAddr := make(map[string]mta.Result, len(results))
+	for _, r := range results {
+		byAddr[strings.ToLower(r.Recipient)] = r
+	}
+	var events []*carteiro.EmailEvent
+	add := func(t carteiro.EventType, meta map[string]any) {
+		events = append(events, a.event(e.ID, t, now, meta))
+	}
+	deferred := 0
+	for _, rcpt := range pending {
+		res, ok := byAddr[strings.ToLower(rcpt.Address)]
+		if !ok {
+			res = mta.Result{Recipient: rcpt.Address, Class: mta.ClassTemporary, Message: "no result from the transport"}
+		}
+		firstDeferral := rcpt.Status == carteiro.RecipientPending
+		rcpt.LastCode, rcpt.LastEnhanced, rcpt.LastMessage, rcpt.UpdatedAt = res.Code, res.Enhanced, res.Message, now
+		response := replyText(res)
+		switch res.Class {
+		case mta.ClassAccepted:
+			add(carteiro.EventSent, map[string]any{"recipient": rcpt.Address, "mx": res.Host, "response": response})
+			if e.SentAt == nil {
+				e.SentAt = &now
+			}
+			rcpt.Status = carteiro.RecipientSent
+			if a.cfg.AcceptIsDelivery {
+				rcpt.Status = carteiro.RecipientDelivered
+				add(carteiro.EventDelivered, map[string]any{"recipient": rcpt.Address})
+				e.DeliveredAt = &now
+			}
+		case mta.ClassPermanent, mta.ClassBlock:
+			bounceType := "hard"
+			if res.Class == mta.ClassBlock {
+				bounceType = "block"
+			}
+			rcpt.Status = carteiro.RecipientBounced
+			add(carteiro.EventBounced, map[string]any{"recipient": rcpt.Address, "bounceType": bounceType, "code": res.Code,
+				"enhancedCode": res.Enhanced, "diagnostic": res.Message})
+			e.BouncedAt = &now
+			e.LastError = response
+		default:
+			rcpt.Status = carteiro.RecipientDeferred
+			deferred++
+			e.LastError = response
+			if firstDeferral {
+				add(carteiro.EventDeliveryDelayed, map[string]any{"recipient": rcpt.Address, "code": res.Code,
+					"enhancedCode": res.Enhanced, "diagnostic": res.Message})
+			}
+		}
+	}
+	var retryAt time.Time
+	if deferred > 0 {
+		first, err := a.store.FirstAttemptAt(ctx, e.ID)
+		if err != nil {
+			return err
+		}
+		if first != nil && now.Sub(*first) >= a.cfg.RetryWindow {
+			for _, rcpt := range pending {
+				if rcpt.Status == carteiro.RecipientDeferred {
+					rcpt.Status = carteiro.RecipientFailed
+					add(carteiro.EventFailed, map[string]any{"recipient": rcpt.Address, "error": e.LastError})
+				}
+			}
+		} else {
+			retryAt = now.Add(retryDelay(e.Attempts))
+		}
+	}
+	e.Status = emailStatus(all)
+	if e.Status == carteiro.EmailFailed && e.FailedAt == nil {
+		e.FailedAt = &now
+	}
+	return a.store.InTx(ctx, func(tx *store.Tx) error {
+		for _, rcpt := range pending {
+			if err := tx.UpdateRecipient(ctx, rcpt); err != nil {
+				return err
+			}
+		}
+		for _, ev := range events {
+			if err := tx.InsertEvent(ctx, ev); err != nil {
+				return err
+			}
+		}
+		if err := tx.UpdateEmailProgress(ctx, e, nil); err != nil {
+			return err
+		}
+		if !retryAt.IsZero() {
+			return a.queue.EnqueueTx(ctx, tx, DeliverJob{EmailID: e.ID}, JobOpts{ScheduledAt: retryAt})
+		}
+		return nil
+	})
+}
+
+// failAll ends an email that cannot be built or signed.
+func (a *App) failAll(ctx context.Context, e *carteiro.Email, pending []*carteiro.Recipient, reason string) error {
+	now := a.clock.Now()
+	a.logger.ErrorContext(ctx, "email cannot be sent", "email_id", e.ID, "err", reason)
+	e.Status, e.FailedAt, e.LastError = carteiro.EmailFailed, &now, reason
+	return a.store.InTx(ctx, func(tx *store.Tx) error {
+		for _, r := range pending {
+			r.Status, r.LastMessage, r.UpdatedAt = carteiro.RecipientFailed, reason, now
+			if err := tx.UpdateRecipient(ctx, r); err != nil {
+				return err
+			}
+			if err := tx.InsertEvent(ctx, a.event(e.ID, carteiro.EventFailed, now, map[string]any{"recipient": r.Address, "error": reason})); err != nil {
+				return err
+			}
+		}
+		return tx.UpdateEmailProgress(ctx, e, nil)
+	})
+}
+
+// emailStatus applies D24: the least advanced recipient outcome until all
+// are final; then bounced if any bounced, else failed if any failed, else
+// delivered (suppressed recipients aside; all suppressed is skipped).
+func emailStatus(rs []*carteiro.Recipient) carteiro.EmailStatus {
+	waiting, sent, bounced, failed, delivered := false, false, false, false, false
+	for _, r := range rs {
+		switch r.Status {
+		case carteiro.RecipientPending, carteiro.RecipientDeferred:
+			waiting = true
+		case carteiro.RecipientSent:
+			sent = true
+		case carteiro.RecipientBounced:
+			bounced = true
+		case carteiro.RecipientFailed:
+			failed = true
+		case carteiro.RecipientDelivered:
+			delivered = true
+		}
+	}
+	switch {
+	case waiting:
+		return carteiro.EmailQueued
+	case sent:
+		return carteiro.EmailSent
+	case bounced:
+		return carteiro.EmailBounced
+	case failed:
+		return carteiro.EmailFailed
+	case delivered:
+		return carteiro.EmailDelivered
+	}
+	return carteiro.EmailSkipped
+}
+
+// replyText renders an SMTP reply as lastError and event metadata show it.
+func replyText(r mta.Result) string {
+	var parts []string
+	if r.Code != 0 {
+		parts = append(parts, fmt.Sprint(r.Code))
+	}
+	if r.Enhanced != "" {
+		parts = append(parts, r.Enhanced)
+	}
+	if r.Message != "" {
+		parts = append(parts, r.Message)
+	}
+	return strings.Join(parts, " ")
+}

@@ -1,0 +1,223 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/carteiro/carteiro"
+	"github.com/carteiro/carteiro/internal/store"
+)
+
+// DeliverJob hands one email to SMTP (or, for sandbox emails, simulates it).
+type DeliverJob struct {
+	EmailID string `json:"emailId"`
+}
+
+// Kind names the job.
+func (DeliverJob) Kind() string { return "deliver_email" }
+
+// idempotencyWindow is how long a key is remembered (D22).
+const idempotencyWindow = 24 * time.Hour
+
+const endpointSend = "POST /emails"
+
+// SendEmail accepts one email: validated, checked against the sender rules
+// and the warmup quota, then written with its timeline's first event, its
+// idempotency record and its delivery job in one transaction (accepted
+// means durable).
+func (a *App) SendEmail(ctx context.Context, p *Principal, r *SendRequest) (*SendResult, error) {
+	e, err := a.prepare(ctx, p, r)
+	if err != nil {
+		return nil, err
+	}
+	var res *SendResult
+	err = a.store.InTx(ctx, func(tx *store.Tx) error {
+		res, err = a.accept(ctx, tx, p, e, r)
+		return err
+	})
+	if errors.Is(err, store.ErrConflict) && r.IdempotencyKey != "" {
+		// A concurrent request with the same key committed first; answer as
+		// its replay (D22: concurrent requests with one key create one email).
+		err = a.store.InTx(ctx, func(tx *store.Tx) error {
+			res, err = a.accept(ctx, tx, p, e, r)
+			return err
+		})
+	}
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	return res, nil
+}
+
+// BatchItem is one answer of POST /emails/batch.
+type BatchItem struct {
+	Result *SendResult
+	Err    error
+}
+
+// SendBatch accepts each item on its own: a failed item does not fail the
+// batch (4.1). Valid items commit together in one transaction.
+func (a *App) SendBatch(ctx context.Context, p *Principal, reqs []*SendRequest) ([]BatchItem, error) {
+	emails := make([]*carteiro.Email, len(reqs))
+	prepErrs := make([]error, len(reqs))
+	for i, r := range reqs {
+		emails[i], prepErrs[i] = a.prepare(ctx, p, r)
+	}
+	var items []BatchItem
+	acceptAll := func(tx *store.Tx) error {
+		items = make([]BatchItem, len(reqs))
+		for i, r := range reqs {
+			if prepErrs[i] != nil {
+				items[i].Err = prepErrs[i]
+				continue
+			}
+			res, err := a.accept(ctx, tx, p, emails[i], r)
+			var ce *carteiro.Error
+			if errors.As(err, &ce) {
+				items[i].Err = ce
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			items[i].Result = res
+		}
+		return nil
+	}
+	err := a.store.InTx(ctx, acceptAll)
+	if errors.Is(err, store.ErrConflict) {
+		// An idempotency key raced with a concurrent request: run again, and
+		// that item now replays (D22).
+		err = a.store.InTx(ctx, acceptAll)
+	}
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	return items, nil
+}
+
+// prepare does every check that needs no transaction.
+func (a *App) prepare(ctx context.Context, p *Principal, r *SendRequest) (*carteiro.Email, error) {
+	e, err := buildEmail(r)
+	if err != nil {
+		return nil, err
+	}
+	now := a.clock.Now()
+	if e.ScheduledAt, err = carteiro.ResolveSchedule(now, r.ScheduledAt); err != nil {
+		return nil, err
+	}
+	e.ID = uuid.Must(uuid.NewV7()).String()
+	e.OrgID, e.Mode, e.APIKeyID, e.APIKeyName = p.Org.ID, p.Mode(), p.Key.ID, p.Key.Name
+	e.Sandbox = r.IsSandbox || p.Mode() == carteiro.ModeTest // D7, D30
+	e.IdempotencyKey = r.IdempotencyKey
+	e.CreatedAt = now
+	fromDomain := carteiro.DomainOf(e.From.Email)
+	if p.Key.Domain != "" && !carteiro.SenderDomainMatches(fromDomain, p.Key.Domain) {
+		return nil, &carteiro.Error{Code: carteiro.CodeForbidden, Details: map[string]any{"field": "from"}}
+	}
+	if !e.Sandbox {
+		if e.DomainID, err = a.senderDomain(ctx, p.Org.ID, e.From.Email); err != nil {
+			return nil, err
+		}
+	}
+	e.Status = carteiro.EmailQueued
+	if e.ScheduledAt != nil {
+		e.Status = carteiro.EmailScheduled
+	}
+	return e, nil
+}
+
+// senderDomain applies D17: from must be on a verified domain of the
+// organization (a subdomain counts), else equal a verified sender. It
+// returns the domain's id, or "" for a verified sender.
+func (a *App) senderDomain(ctx context.Context, orgID, from string) (string, error) {
+	fromDomain := carteiro.DomainOf(from)
+	domains, err := a.store.ListDomains(ctx, orgID)
+	if err != nil {
+		return "", storeErr(err)
+	}
+	var best *carteiro.Domain
+	for _, d := range domains {
+		if d.Status == carteiro.DomainVerified && carteiro.SenderDomainMatches(fromDomain, d.Name) {
+			if best == nil || len(d.Name) > len(best.Name) {
+				best = d
+			}
+		}
+	}
+	if best != nil {
+		return best.ID, nil
+	}
+	s, err := a.store.SenderByEmail(ctx, orgID, strings.ToLower(from))
+	if err == nil && s.VerifiedAt != nil && s.Active {
+		return "", nil
+	}
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return "", storeErr(err)
+	}
+	return "", &carteiro.Error{Code: carteiro.CodeDomainNotVerified, Details: map[string]any{"field": "from"}}
+}
+
+// accept writes one prepared email inside tx.
+func (a *App) accept(ctx context.Context, tx *store.Tx, p *Principal, e *carteiro.Email, r *SendRequest) (*SendResult, error) {
+	if r.IdempotencyKey != "" {
+		prev, err := tx.Idempotency(ctx, p.Org.ID, endpointSend, r.IdempotencyKey)
+		switch {
+		case err == nil && prev.CreatedAt.After(a.clock.Now().Add(-idempotencyWindow)):
+			if prev.RequestHash != r.BodyHash {
+				return nil, &carteiro.Error{Code: carteiro.CodeIdempotencyReused}
+			}
+			var res SendResult
+			if err := json.Unmarshal([]byte(prev.ResponseBody), &res); err != nil {
+				return nil, err
+			}
+			res.Replayed = true
+			return &res, nil
+		case err == nil:
+			// Older than the window: forget it and accept anew.
+			if _, err := tx.DeleteIdempotencyBefore(ctx, a.clock.Now().Add(-idempotencyWindow)); err != nil {
+				return nil, err
+			}
+		case !errors.Is(err, store.ErrNotFound):
+			return nil, err
+		}
+	}
+	if err := a.takeWarmup(ctx, tx, e); err != nil {
+		return nil, err
+	}
+	if err := tx.InsertEmail(ctx, e); err != nil {
+		return nil, err
+	}
+	first := carteiro.EventQueued
+	if e.Status == carteiro.EmailScheduled {
+		first = carteiro.EventScheduled
+	}
+	if err := tx.InsertEvent(ctx, a.event(e.ID, first, e.CreatedAt, nil)); err != nil {
+		return nil, err
+	}
+	opts := JobOpts{}
+	if e.ScheduledAt != nil {
+		opts.ScheduledAt = *e.ScheduledAt
+	}
+	if err := a.queue.EnqueueTx(ctx, tx, DeliverJob{EmailID: e.ID}, opts); err != nil {
+		return nil, err
+	}
+	res := &SendResult{ID: e.ID, Status: e.Status, QueuedAt: e.CreatedAt}
+	if r.IdempotencyKey != "" {
+		body, _ := json.Marshal(res)
+		if err := tx.InsertIdempotency(ctx, &store.IdempotencyRecord{OrgID: p.Org.ID, Endpoint: endpointSend, Key: r.IdempotencyKey,
+			RequestHash: r.BodyHash, ResponseStatus: 202, ResponseBody: string(body), CreatedAt: a.clock.Now()}); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+// event builds a timeline event with a time-ordered id.
+func (a *App) event(emailID string, t carteiro.EventType, at time.Time, meta map[string]any) *carteiro.EmailEvent {
+	return &carteiro.EmailEvent{ID: uuid.Must(uuid.NewV7()).String(), EmailID: emailID, Type: t, Timestamp: at, Metadata: meta}
+}

@@ -1,0 +1,253 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/carteiro/carteiro"
+)
+
+const emailColumns = `id, org_id, mode, sandbox, api_key_id, api_key_name, domain_id, from_addr, to_addrs, cc_addrs, bcc_addrs,
+reply_to, subject, html, text_body, headers, attachments, tags, status, attempts, last_error, message_id, idempotency_key,
+created_at, scheduled_at, sent_at, delivered_at, bounced_at, failed_at, complained_at, suppressed_at, opened_at,
+first_clicked_at, open_count, click_count`
+
+func scanEmail(r row) (*carteiro.Email, error) {
+	var e carteiro.Email
+	var keyID, keyName, domainID, from, cc, bcc, replyTo, subject, html, text, headers, attachments, tags, lastErr, msgID, idem *string
+	var to string
+	var created int64
+	var scheduled, sent, delivered, bounced, failed, complained, suppressed, opened, clicked *int64
+	err := r.Scan(&e.ID, &e.OrgID, &e.Mode, &e.Sandbox, &keyID, &keyName, &domainID, &from, &to, &cc, &bcc,
+		&replyTo, &subject, &html, &text, &headers, &attachments, &tags, &e.Status, &e.Attempts, &lastErr, &msgID, &idem,
+		&created, &scheduled, &sent, &delivered, &bounced, &failed, &complained, &suppressed, &opened,
+		&clicked, &e.OpenCount, &e.ClickCount)
+	if err != nil {
+		return nil, err
+	}
+	e.APIKeyID, e.APIKeyName, e.DomainID = deref(keyID), deref(keyName), deref(domainID)
+	e.Subject, e.HTML, e.Text, e.LastError, e.MessageID, e.IdempotencyKey = deref(subject), deref(html), deref(text), deref(lastErr), deref(msgID), deref(idem)
+	fromList, err := decodeAddresses(from)
+	if err != nil || len(fromList) != 1 {
+		return nil, fmt.Errorf("email %s: bad from: %v", e.ID, err)
+	}
+	e.From = fromList[0]
+	if e.To, err = decodeAddresses(&to); err != nil {
+		return nil, err
+	}
+	if e.Cc, err = decodeAddresses(cc); err != nil {
+		return nil, err
+	}
+	if e.Bcc, err = decodeAddresses(bcc); err != nil {
+		return nil, err
+	}
+	if e.ReplyTo, err = decodeAddresses(replyTo); err != nil {
+		return nil, err
+	}
+	if e.Headers, err = decodeMap[string](headers); err != nil {
+		return nil, err
+	}
+	if e.Attachments, err = decodeAttachments(attachments); err != nil {
+		return nil, err
+	}
+	if e.Tags, err = decodeTags(tags); err != nil {
+		return nil, err
+	}
+	e.CreatedAt = fromMicros(created)
+	e.ScheduledAt, e.SentAt, e.DeliveredAt = fromMicrosPtr(scheduled), fromMicrosPtr(sent), fromMicrosPtr(delivered)
+	e.BouncedAt, e.FailedAt, e.ComplainedAt = fromMicrosPtr(bounced), fromMicrosPtr(failed), fromMicrosPtr(complained)
+	e.SuppressedAt, e.OpenedAt, e.FirstClickedAt = fromMicrosPtr(suppressed), fromMicrosPtr(opened), fromMicrosPtr(clicked)
+	return &e, nil
+}
+
+// InsertEmail stores a new email with its recipients and tags.
+func (q *Queries) InsertEmail(ctx context.Context, e *carteiro.Email) error {
+	var search strings.Builder
+	for _, a := range e.Recipients() {
+		search.WriteString(strings.ToLower(a.Email))
+		search.WriteByte(' ')
+	}
+	from := []carteiro.Address{e.From}
+	_, err := q.exec(ctx, `INSERT INTO emails (`+emailColumns+`, search_recipients, first_attempt_at, from_email) VALUES
+		(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		e.ID, e.OrgID, string(e.Mode), e.Sandbox, nullString(e.APIKeyID), nullString(e.APIKeyName), nullString(e.DomainID),
+		encodeAddresses(from), *encodeAddresses(e.To), encodeAddresses(e.Cc), encodeAddresses(e.Bcc),
+		encodeAddresses(e.ReplyTo), nullString(e.Subject), nullString(e.HTML), nullString(e.Text), encodeMap(e.Headers),
+		encodeAttachments(e.Attachments), encodeTags(e.Tags), string(e.Status), e.Attempts, nullString(e.LastError),
+		nullString(e.MessageID), nullString(e.IdempotencyKey),
+		micros(e.CreatedAt), microsPtr(e.ScheduledAt), microsPtr(e.SentAt), microsPtr(e.DeliveredAt), microsPtr(e.BouncedAt),
+		microsPtr(e.FailedAt), microsPtr(e.ComplainedAt), microsPtr(e.SuppressedAt), microsPtr(e.OpenedAt),
+		microsPtr(e.FirstClickedAt), e.OpenCount, e.ClickCount, search.String(), nil, strings.ToLower(e.From.Email))
+	if err != nil {
+		return fmt.Errorf("store: insert email: %w", classify(err))
+	}
+	for i, a := range e.Recipients() {
+		if _, err := q.exec(ctx, `INSERT INTO email_recipients (email_id, position, address, status, updated_at) VALUES (?, ?, ?, ?, ?)`,
+			e.ID, i, a.Email, string(carteiro.RecipientPending), micros(e.CreatedAt)); err != nil {
+			return fmt.Errorf("store: insert recipient: %w", classify(err))
+		}
+	}
+	for _, t := range e.Tags {
+		if _, err := q.exec(ctx, `INSERT INTO email_tags (email_id, org_id, mode, name, value) VALUES (?, ?, ?, ?, ?)`,
+			e.ID, e.OrgID, string(e.Mode), t.Name, t.Value); err != nil {
+			return fmt.Errorf("store: insert tag: %w", classify(err))
+		}
+	}
+	return nil
+}
+
+// Email returns an email of the organization in the given mode; another
+// mode's or organization's email is ErrNotFound (D7, D11).
+func (q *Queries) Email(ctx context.Context, orgID string, mode carteiro.Mode, id string) (*carteiro.Email, error) {
+	e, err := scanEmail(q.queryRow(ctx, `SELECT `+emailColumns+` FROM emails WHERE id = ? AND org_id = ? AND mode = ?`, id, orgID, string(mode)))
+	if err != nil {
+		return nil, fmt.Errorf("store: email %s: %w", id, classify(err))
+	}
+	return e, nil
+}
+
+// EmailByID returns an email whatever its organization (workers).
+func (q *Queries) EmailByID(ctx context.Context, id string) (*carteiro.Email, error) {
+	e, err := scanEmail(q.queryRow(ctx, `SELECT `+emailColumns+` FROM emails WHERE id = ?`, id))
+	if err != nil {
+		return nil, fmt.Errorf("store: email %s: %w", id, classify(err))
+	}
+	return e, nil
+}
+
+// UpdateEmailProgress stores the delivery state of e: status, attempts,
+// last error, message id and the lifecycle timestamps.
+func (q *Queries) UpdateEmailProgress(ctx context.Context, e *carteiro.Email, firstAttemptAt *time.Time) error {
+	_, err := q.exec(ctx, `UPDATE emails SET status = ?, attempts = ?, last_error = ?, message_id = ?, sent_at = ?,
+		delivered_at = ?, bounced_at = ?, failed_at = ?, suppressed_at = ?, scheduled_at = ?, complained_at = ?,
+		opened_at = ?, first_clicked_at = ?, open_count = ?, click_count = ?,
+		first_attempt_at = COALESCE(first_attempt_at, ?) WHERE id = ?`,
+		string(e.Status), e.Attempts, nullString(e.LastError), nullString(e.MessageID), microsPtr(e.SentAt),
+		microsPtr(e.DeliveredAt), microsPtr(e.BouncedAt), microsPtr(e.FailedAt), microsPtr(e.SuppressedAt),
+		microsPtr(e.ScheduledAt), microsPtr(e.ComplainedAt), microsPtr(e.OpenedAt), microsPtr(e.FirstClickedAt),
+		e.OpenCount, e.ClickCount, microsPtr(firstAttemptAt), e.ID)
+	if err != nil {
+		return fmt.Errorf("store: update email %s: %w", e.ID, classify(err))
+	}
+	return nil
+}
+
+// FirstAttemptAt is when delivery of the email was first tried (D23's
+// 72-hour window), or nil.
+func (q *Queries) FirstAttemptAt(ctx context.Context, id string) (*time.Time, error) {
+	var v *int64
+	if err := q.queryRow(ctx, `SELECT first_attempt_at FROM emails WHERE id = ?`, id).Scan(&v); err != nil {
+		return nil, fmt.Errorf("store: email %s: %w", id, classify(err))
+	}
+	return fromMicrosPtr(v), nil
+}
+
+// SetEmailStatusIf moves an email from one status to another and reports
+// whether it did (cancel, and claiming a scheduled email).
+func (q *Queries) SetEmailStatusIf(ctx context.Context, id string, from, to carteiro.EmailStatus) (bool, error) {
+	n, err := q.exec(ctx, `UPDATE emails SET status = ? WHERE id = ? AND status = ?`, string(to), id, string(from))
+	if err != nil {
+		return false, fmt.Errorf("store: update email %s: %w", id, classify(err))
+	}
+	return n == 1, nil
+}
+
+// Recipients returns the recipients of an email in envelope order.
+func (q *Queries) Recipients(ctx context.Context, emailID string) ([]*carteiro.Recipient, error) {
+	rs, err := q.query(ctx, `SELECT email_id, position, address, status, last_code, last_enhanced, last_message, updated_at
+		FROM email_recipients WHERE email_id = ? ORDER BY position`, emailID)
+	if err != nil {
+		return nil, fmt.Errorf("store: recipients: %w", classify(err))
+	}
+	defer rs.Close()
+	var out []*carteiro.Recipient
+	for rs.Next() {
+		var r carteiro.Recipient
+		var code *int64
+		var enh, msg *string
+		var updated int64
+		if err := rs.Scan(&r.EmailID, &r.Position, &r.Address, &r.Status, &code, &enh, &msg, &updated); err != nil {
+			return nil, fmt.Errorf("store: recipients: %w", classify(err))
+		}
+		if code != nil {
+			r.LastCode = int(*code)
+		}
+		r.LastEnhanced, r.LastMessage, r.UpdatedAt = deref(enh), deref(msg), fromMicros(updated)
+		out = append(out, &r)
+	}
+	return out, rs.Err()
+}
+
+// UpdateRecipient stores one recipient's outcome.
+func (q *Queries) UpdateRecipient(ctx context.Context, r *carteiro.Recipient) error {
+	var code *int
+	if r.LastCode != 0 {
+		code = &r.LastCode
+	}
+	_, err := q.exec(ctx, `UPDATE email_recipients SET status = ?, last_code = ?, last_enhanced = ?, last_message = ?, updated_at = ?
+		WHERE email_id = ? AND position = ?`, string(r.Status), code, nullString(r.LastEnhanced), nullString(r.LastMessage),
+		micros(r.UpdatedAt), r.EmailID, r.Position)
+	if err != nil {
+		return fmt.Errorf("store: update recipient: %w", classify(err))
+	}
+	return nil
+}
+
+// InsertEvent appends to an email's timeline.
+func (q *Queries) InsertEvent(ctx context.Context, ev *carteiro.EmailEvent) error {
+	var meta *string
+	if len(ev.Metadata) > 0 {
+		meta = jsonString(ev.Metadata)
+	}
+	if _, err := q.exec(ctx, `INSERT INTO email_events (id, email_id, type, created_at, metadata) VALUES (?, ?, ?, ?, ?)`,
+		ev.ID, ev.EmailID, string(ev.Type), micros(ev.Timestamp), meta); err != nil {
+		return fmt.Errorf("store: insert event: %w", classify(err))
+	}
+	return nil
+}
+
+// EmailEvents returns an email's timeline in order (D26: equal timestamps
+// keep insertion order, which the time-ordered uuid v7 ids preserve).
+func (q *Queries) EmailEvents(ctx context.Context, emailID string) ([]*carteiro.EmailEvent, error) {
+	rs, err := q.query(ctx, `SELECT id, email_id, type, created_at, metadata FROM email_events WHERE email_id = ? ORDER BY created_at, id`, emailID)
+	if err != nil {
+		return nil, fmt.Errorf("store: events: %w", classify(err))
+	}
+	defer rs.Close()
+	var out []*carteiro.EmailEvent
+	for rs.Next() {
+		var ev carteiro.EmailEvent
+		var created int64
+		var meta *string
+		if err := rs.Scan(&ev.ID, &ev.EmailID, &ev.Type, &created, &meta); err != nil {
+			return nil, fmt.Errorf("store: events: %w", classify(err))
+		}
+		ev.Timestamp = fromMicros(created)
+		if ev.Metadata, err = decodeMap[any](meta); err != nil {
+			return nil, err
+		}
+		out = append(out, &ev)
+	}
+	return out, rs.Err()
+}
+
+// EmailTags returns the distinct tag names and values of an organization's
+// emails in one mode, names and values sorted.
+func (q *Queries) EmailTags(ctx context.Context, orgID string, mode carteiro.Mode) ([]carteiro.Tag, error) {
+	rs, err := q.query(ctx, `SELECT DISTINCT name, value FROM email_tags WHERE org_id = ? AND mode = ? ORDER BY name, value`, orgID, string(mode))
+	if err != nil {
+		return nil, fmt.Errorf("store: tags: %w", classify(err))
+	}
+	defer rs.Close()
+	var out []carteiro.Tag
+	for rs.Next() {
+		var t carteiro.Tag
+		if err := rs.Scan(&t.Name, &t.Value); err != nil {
+			return nil, fmt.Errorf("store: tags: %w", classify(err))
+		}
+		out = append(out, t)
+	}
+	return out, rs.Err()
+}
