@@ -5,6 +5,8 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/carteiro/carteiro"
 )
@@ -81,7 +83,21 @@ func (s *Server) envelope(r *http.Request, err error) (int, errorBody) {
 // writeError answers with the envelope of err.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	status, body := s.envelope(r, err)
+	if status == http.StatusTooManyRequests && w.Header().Get("Retry-After") == "" {
+		w.Header().Set("Retry-After", strconv.Itoa(s.retryAfter(body.Error.Details)))
+	}
 	writeJSON(w, status, body)
+}
+
+// retryAfter is the wait a 429 without a limiter result implies: until the
+// warmup quota resets (D34), else one second.
+func (s *Server) retryAfter(details map[string]any) int {
+	if at, ok := details["resetAt"].(string); ok {
+		if t, err := time.Parse(time.RFC3339, at); err == nil {
+			return max(1, ceilSeconds(t.Sub(s.Clock.Now())))
+		}
+	}
+	return 1
 }
 
 // writeJSON answers with v as JSON.

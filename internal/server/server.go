@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -223,6 +224,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	if s.redis != nil {
 		_ = s.redis.Close()
+	}
+	if c, ok := s.transport.(io.Closer); ok {
+		_ = c.Close() // pooled relay connections
 	}
 	if err := s.Store.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("store close: %w", err))
