@@ -42,6 +42,9 @@ type Config struct {
 	SMTPTimeout time.Duration
 	// RelayPoolSize bounds the connections kept open to the relay.
 	RelayPoolSize int
+	// JobTimeout bounds one background job (a delivery attempt); jobs of a
+	// process that died are retried after twice this.
+	JobTimeout time.Duration
 }
 
 // Load reads the settings through lookupEnv (os.LookupEnv in production, a
@@ -84,6 +87,9 @@ func Load(lookupEnv func(string) (string, bool)) (Config, error) {
 	}
 	if c.SMTPTimeout, err = time.ParseDuration(get("CARTEIRO_SMTP_TIMEOUT", "5m")); err != nil || c.SMTPTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("CARTEIRO_SMTP_TIMEOUT: want a duration such as 30s or 5m, got %q", getenv("CARTEIRO_SMTP_TIMEOUT")))
+	}
+	if c.JobTimeout, err = time.ParseDuration(get("CARTEIRO_JOB_TIMEOUT", "15m")); err != nil || c.JobTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("CARTEIRO_JOB_TIMEOUT: want a duration such as 15m, got %q", getenv("CARTEIRO_JOB_TIMEOUT")))
 	}
 	if c.RelayPoolSize, err = strconv.Atoi(get("CARTEIRO_RELAY_POOL_SIZE", "16")); err != nil || c.RelayPoolSize < 1 {
 		errs = append(errs, fmt.Errorf("CARTEIRO_RELAY_POOL_SIZE: want a positive number, got %q", getenv("CARTEIRO_RELAY_POOL_SIZE")))

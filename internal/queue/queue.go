@@ -35,6 +35,9 @@ type Options struct {
 	PollInterval time.Duration
 	// SweepInterval is how often the domain sweep runs.
 	SweepInterval time.Duration
+	// JobTimeout bounds one job; a job running twice as long in a process
+	// that died is handed to another worker (River's stuck-job rescue).
+	JobTimeout time.Duration
 	// Clock, when set, becomes River's notion of now, so tests that move
 	// the service's clock also move scheduled jobs (retries, schedules).
 	// Production leaves it nil: River then uses the database's clock.
@@ -103,6 +106,10 @@ func (q *Queue) config(a *app.App, opts Options) *river.Config {
 		return cfg
 	}
 	cfg.Workers = workers(a)
+	if opts.JobTimeout > 0 {
+		cfg.JobTimeout = opts.JobTimeout
+		cfg.RescueStuckJobsAfter = 2 * opts.JobTimeout
+	}
 	cfg.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: max(1, opts.Workers)}}
 	cfg.FetchPollInterval = opts.PollInterval
 	if cfg.FetchPollInterval == 0 {

@@ -2,7 +2,6 @@ package queue
 
 import (
 	"context"
-	"time"
 
 	"github.com/riverqueue/river"
 
@@ -46,10 +45,6 @@ type deliverWorker struct {
 func (w *deliverWorker) Work(ctx context.Context, job *river.Job[app.DeliverJob]) error {
 	return w.app.DeliverEmail(ctx, job.Args.EmailID)
 }
-
-// Timeout bounds one delivery attempt: SMTP timeouts are shorter, so this
-// only catches a stuck attempt.
-func (w *deliverWorker) Timeout(*river.Job[app.DeliverJob]) time.Duration { return 10 * time.Minute }
 
 type senderVerificationWorker struct {
 	river.WorkerDefaults[app.SenderVerificationJob]

@@ -153,7 +153,8 @@ func (s *Server) build(ctx context.Context, o Options) error {
 		Metrics: httpapi.NewMetrics(s.Store.JobCounts), Ready: s.Store.Ping, OpenAPI: openapi,
 		Limits: limits, MetricsToken: o.Config.MetricsToken,
 	})
-	qopts := queue.Options{Work: o.Role != RoleAPI, Workers: 20, PollInterval: o.QueuePollInterval, SweepInterval: o.SweepInterval}
+	qopts := queue.Options{Work: o.Role != RoleAPI, Workers: 20, PollInterval: o.QueuePollInterval, SweepInterval: o.SweepInterval,
+		JobTimeout: o.Config.JobTimeout}
 	if _, real := o.Clock.(carteiro.SystemClock); !real {
 		qopts.Clock = o.Clock
 	}

@@ -1,0 +1,17 @@
+// Command load measures Carteiro's sending performance on this machine: it
+// builds and starts the real binary as a child process, with an in-process
+// SMTP sink as its relay and an in-process DNS server so the sending domain
+// is verified through the real API, then drives POST /emails or
+// POST /emails/batch from many clients and prints a Markdown result block
+// for docs/benchmarks.md.
+//
+// Scenarios:
+//
+//	accept  N clients send single emails as fast as they can (durable accepts)
+//	batch   the same with batches of 100 items
+//	e2e     send -emails emails in batches and wait until the sink has them all
+//
+// Everything listens on 127.0.0.1 only, and every loop is bounded in time.
+//
+//	go run ./bench/load -store sqlite -scenario accept -duration 20s
+package main

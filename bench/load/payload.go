@@ -1,0 +1,38 @@
+package main
+
+import (
+	"strconv"
+)
+
+// batchSize is the largest batch POST /emails/batch takes (api-v1).
+const batchSize = 100
+
+// appendEmail appends the JSON of benchmark email n: one recipient, a
+// subject and a small HTML body. It is built by hand rather than with
+// encoding/json because the load generator shares the machine's two cores
+// with the server and should cost as little as it can.
+func appendEmail(b []byte, n int64) []byte {
+	num := strconv.AppendInt(nil, n, 10)
+	b = append(b, `{"from":"Bench <bench@`+sendingDomain+`>","to":["user`...)
+	b = append(b, num...)
+	b = append(b, `@sink.example"],"subject":"Benchmark email `...)
+	b = append(b, num...)
+	b = append(b, `","html":"<p>Hello user `...)
+	b = append(b, num...)
+	b = append(b, `,</p><p>this is benchmark email number `...)
+	b = append(b, num...)
+	b = append(b, ` from Carteiro.</p>"}`...)
+	return b
+}
+
+// appendBatch appends a JSON array of count emails numbered from first.
+func appendBatch(b []byte, first int64, count int) []byte {
+	b = append(b, '[')
+	for i := range count {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendEmail(b, first+int64(i))
+	}
+	return append(b, ']')
+}

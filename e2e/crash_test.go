@@ -1,0 +1,181 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/mail"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/carteiro/carteiro/internal/testserver"
+	"github.com/carteiro/carteiro/internal/testutil"
+)
+
+// TestCrashLosesNoAcceptedEmail kills the server with SIGKILL again and
+// again while it accepts and delivers, restarts it on the same database,
+// and checks that every email answered 202 reaches the SMTP server
+// (accepted means durable). Duplicates are counted and reported: a crash
+// may repeat the one SMTP step in flight.
+func TestCrashLosesNoAcceptedEmail(t *testing.T) {
+	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
+		dns := testutil.NewDNSServer(t)
+		smtp := testutil.NewSMTPServer(t)
+		env := map[string]string{
+			"CARTEIRO_HTTP_ADDR": "127.0.0.1:0", "CARTEIRO_DATABASE_URL": testserver.DatabaseURL(t, b),
+			"CARTEIRO_DNS_SERVER": dns.Addr(), "CARTEIRO_INBOUND_ADDR": "", "CARTEIRO_DELIVERY": "relay",
+			"CARTEIRO_RELAY_URL": "smtp+plain://" + smtp.Addr(), "CARTEIRO_RELAY_ACCEPT_IS_DELIVERY": "true",
+			"CARTEIRO_SMTP_TIMEOUT": "2s", "CARTEIRO_JOB_TIMEOUT": "2s", "CARTEIRO_WARMUP": "off",
+			"CARTEIRO_RATE_LIMIT_KEY": "100000,100000", "CARTEIRO_RATE_LIMIT_IP": "100000,100000",
+			"CARTEIRO_SECRET_KEY": "crash-test-secret-key-0123456789abcdef",
+		}
+		p := startProcess(t, env)
+		key := p.liveKey
+		testserver.Must(t, key != "", "no live key printed on first start")
+		client := &http.Client{Timeout: 10 * time.Second}
+		call := func(p *process, method, path string, body any) (int, []byte, error) {
+			var raw []byte
+			if body != nil {
+				raw, _ = json.Marshal(body)
+			}
+			req, _ := http.NewRequest(method, "http://"+p.addr+path, bytes.NewReader(raw))
+			req.Header.Set("Authorization", "Bearer "+key)
+			resp, err := client.Do(req)
+			if err != nil {
+				return 0, nil, err
+			}
+			defer resp.Body.Close()
+			var buf bytes.Buffer
+			_, err = buf.ReadFrom(resp.Body)
+			return resp.StatusCode, buf.Bytes(), err
+		}
+
+		// A verified domain, through the API.
+		status, body, err := call(p, "POST", "/v1/product/domains", map[string]string{"name": "crash.example"})
+		testserver.Must(t, err == nil && status == 201, "create domain: %d %s %v", status, body, err)
+		var d createdDomain
+		_ = json.Unmarshal(body, &d)
+		for _, rec := range d.Records {
+			if rec.Type == "TXT" {
+				dns.SetTXT(rec.Host, rec.Value)
+			} else {
+				dns.SetCNAME(rec.Host, rec.Value)
+			}
+		}
+		status, body, _ = call(p, "POST", "/v1/product/domains/"+d.ID+"/verify", nil)
+		testserver.Must(t, status == 202 && strings.Contains(string(body), `"verified"`), "verify: %d %s", status, body)
+
+		var mu sync.Mutex
+		accepted := map[string]bool{}
+		seq := 0
+		rounds := 4
+		for round := 0; round < rounds; round++ {
+			if round > 0 {
+				p = startProcess(t, env)
+			}
+			stop := make(chan struct{})
+			var wg sync.WaitGroup
+			for c := 0; c < 6; c++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for {
+						select {
+						case <-stop:
+							return
+						default:
+						}
+						mu.Lock()
+						seq++
+						n := seq
+						mu.Unlock()
+						var ids []string
+						if n%2 == 0 {
+							status, body, err := call(p, "POST", "/v1/product/emails", map[string]any{"from": "a@crash.example",
+								"to": fmt.Sprintf("u%d@sink.example", n), "subject": "crash", "text": "t"})
+							if err != nil || status != 202 {
+								continue
+							}
+							var r sendResult
+							_ = json.Unmarshal(body, &r)
+							ids = append(ids, r.ID)
+						} else {
+							batch := make([]any, 10)
+							for i := range batch {
+								batch[i] = map[string]any{"from": "a@crash.example", "to": fmt.Sprintf("u%d-%d@sink.example", n, i), "subject": "crash", "text": "t"}
+							}
+							status, body, err := call(p, "POST", "/v1/product/emails/batch", batch)
+							if err != nil || status != 202 {
+								continue
+							}
+							var items []struct {
+								OK   bool       `json:"ok"`
+								Data sendResult `json:"data"`
+							}
+							_ = json.Unmarshal(body, &items)
+							for _, it := range items {
+								if it.OK {
+									ids = append(ids, it.Data.ID)
+								}
+							}
+						}
+						mu.Lock()
+						for _, id := range ids {
+							accepted[id] = true
+						}
+						mu.Unlock()
+					}
+				}()
+			}
+			time.Sleep(time.Duration(400+rand.IntN(500)) * time.Millisecond)
+			p.kill() // in the middle of accepting and delivering
+			close(stop)
+			wg.Wait()
+		}
+		mu.Lock()
+		total := len(accepted)
+		mu.Unlock()
+		testserver.Must(t, total > 50, "too few emails accepted (%d) to prove anything", total)
+
+		// Restart for good and wait until every accepted email arrived.
+		p = startProcess(t, env)
+		delivered := map[string]int{}
+		deadline := time.Now().Add(90 * time.Second)
+		missing := total
+		for time.Now().Before(deadline) {
+			clear(delivered)
+			for _, m := range smtp.Messages() {
+				msg, err := mail.ReadMessage(bytes.NewReader(m.Data))
+				if err != nil {
+					continue
+				}
+				id := strings.TrimSuffix(strings.TrimPrefix(msg.Header.Get("Message-Id"), "<"), "@crash.example>")
+				delivered[id]++
+			}
+			missing = 0
+			for id := range accepted {
+				if delivered[id] == 0 {
+					missing++
+				}
+			}
+			if missing == 0 {
+				break
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		duplicates := 0
+		for id, n := range delivered {
+			if accepted[id] && n > 1 {
+				duplicates += n - 1
+			}
+		}
+		t.Logf("%s: %d emails answered 202 across %d SIGKILLs; %d delivered; %d duplicate deliveries; %d lost",
+			b, total, rounds, total-missing, duplicates, missing)
+		testserver.Must(t, missing == 0, "%d of %d accepted emails never reached the SMTP server", missing, total)
+		p.terminate(t)
+	})
+}
