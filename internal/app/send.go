@@ -36,7 +36,9 @@ func (a *App) SendEmail(ctx context.Context, p *Principal, r *SendRequest) (*Sen
 		return nil, err
 	}
 	var res *SendResult
-	err = a.store.InTx(ctx, func(tx *store.Tx) error {
+	// Concurrent accepts share one commit on SQLite (group commit): each is
+	// answered only once that commit is on disk.
+	err = a.store.InGroupTx(ctx, func(tx *store.Tx) error {
 		res, err = a.accept(ctx, tx, p, e, r)
 		return err
 	})
@@ -89,7 +91,7 @@ func (a *App) SendBatch(ctx context.Context, p *Principal, reqs []*SendRequest) 
 		}
 		return nil
 	}
-	err := a.store.InTx(ctx, acceptAll)
+	err := a.store.InGroupTx(ctx, acceptAll)
 	if errors.Is(err, store.ErrConflict) {
 		// An idempotency key raced with a concurrent request: run again, and
 		// that item now replays (D22).

@@ -45,5 +45,6 @@ func openSQLite(ctx context.Context, path string) (*Store, error) {
 	}
 	s := &Store{dialect: SQLite, writeDB: writeDB, readDB: readDB}
 	s.Queries = &Queries{q: sqlQuerier{readDB}, w: sqlQuerier{writeDB}, dialect: SQLite}
+	s.group = newGroupCommitter(s)
 	return s, nil
 }

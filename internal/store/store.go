@@ -36,6 +36,9 @@ type Store struct {
 	// PostgreSQL
 	pool *pgxpool.Pool
 
+	// group shares commits between concurrent writers (SQLite only).
+	group *groupCommitter
+
 	*Queries // non-transactional queries (reads and single writes)
 }
 
@@ -76,6 +79,9 @@ func (s *Store) Close() error {
 	if s.pool != nil {
 		s.pool.Close()
 		return nil
+	}
+	if s.group != nil {
+		s.group.close()
 	}
 	err := s.readDB.Close()
 	if werr := s.writeDB.Close(); err == nil {
