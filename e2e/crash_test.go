@@ -76,6 +76,7 @@ func TestCrashLosesNoAcceptedEmail(t *testing.T) {
 		for round := 0; round < rounds; round++ {
 			if round > 0 {
 				p = startProcess(t, env)
+				testserver.Must(t, p.liveKey == "", "keys printed again on a restart (D4: once)")
 			}
 			stop := make(chan struct{})
 			var wg sync.WaitGroup

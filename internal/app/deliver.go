@@ -71,7 +71,7 @@ func (a *App) DeliverEmail(ctx context.Context, emailID string) error {
 	now := a.clock.Now()
 	e.Attempts++
 	e.Status = carteiro.EmailProcessing
-	err = a.store.InTx(ctx, func(tx *store.Tx) error {
+	err = a.store.InGroupTx(ctx, func(tx *store.Tx) error {
 		if err := tx.UpdateEmailProgress(ctx, e, &now); err != nil {
 			return err
 		}
@@ -230,7 +230,7 @@ func (a *App) recordAttempt(ctx context.Context, e *carteiro.Email, all, pending
 	if e.Status == carteiro.EmailFailed && e.FailedAt == nil {
 		e.FailedAt = &now
 	}
-	return a.store.InTx(ctx, func(tx *store.Tx) error {
+	return a.store.InGroupTx(ctx, func(tx *store.Tx) error {
 		for _, rcpt := range pending {
 			if err := tx.UpdateRecipient(ctx, rcpt); err != nil {
 				return err
@@ -256,7 +256,7 @@ func (a *App) failAll(ctx context.Context, e *carteiro.Email, pending []*carteir
 	now := a.clock.Now()
 	a.logger.ErrorContext(ctx, "email cannot be sent", "email_id", e.ID, "err", reason)
 	e.Status, e.FailedAt, e.LastError = carteiro.EmailFailed, &now, reason
-	return a.store.InTx(ctx, func(tx *store.Tx) error {
+	return a.store.InGroupTx(ctx, func(tx *store.Tx) error {
 		for _, r := range pending {
 			r.Status, r.LastMessage, r.UpdatedAt = carteiro.RecipientFailed, reason, now
 			if err := tx.UpdateRecipient(ctx, r); err != nil {

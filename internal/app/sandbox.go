@@ -80,7 +80,7 @@ func (a *App) simulate(ctx context.Context, e *carteiro.Email) error {
 		}
 	}
 	e.Status = emailStatus(recipients)
-	return a.store.InTx(ctx, func(tx *store.Tx) error {
+	return a.store.InGroupTx(ctx, func(tx *store.Tx) error {
 		for _, r := range recipients {
 			if err := tx.UpdateRecipient(ctx, r); err != nil {
 				return err
