@@ -169,3 +169,72 @@ type Sender struct {
 	Active         bool
 	CreatedAt      time.Time
 }
+
+// WebhookStatus is a webhook's state (3.5, D50).
+type WebhookStatus string
+
+const (
+	WebhookActive   WebhookStatus = "active"
+	WebhookPaused   WebhookStatus = "paused"
+	WebhookDisabled WebhookStatus = "disabled"
+)
+
+// Webhook is a customer HTTPS endpoint that receives email events (2.11).
+type Webhook struct {
+	ID             string
+	OrgID          string
+	URL            string
+	Events         []string
+	Status         WebhookStatus
+	Description    string
+	Secret         string // sealed with the service secret; "" when none
+	SecretPreview  string
+	FailingSince   *time.Time
+	FailedAttempts int
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}
+
+// DeliveryStatus is a webhook delivery's state (3.6, D49).
+type DeliveryStatus string
+
+const (
+	DeliveryPending   DeliveryStatus = "pending"
+	DeliverySuccess   DeliveryStatus = "success"
+	DeliveryFailed    DeliveryStatus = "failed"
+	DeliveryExhausted DeliveryStatus = "exhausted"
+)
+
+// WebhookDelivery is one event sent (or to send) to one webhook (2.12).
+type WebhookDelivery struct {
+	ID             string
+	WebhookID      string
+	OrgID          string
+	EmailEventID   string
+	EventType      string
+	Payload        []byte
+	ResponseStatus int
+	ResponseBody   string
+	Attempts       int
+	LastError      string
+	Status         DeliveryStatus
+	NextRunAt      time.Time
+	CreatedAt      time.Time
+}
+
+// WebhookEventTypes are the event types a webhook may subscribe to (6).
+var WebhookEventTypes = []string{
+	"email.sent", "email.delivered", "email.bounced", "email.complained", "email.opened",
+	"email.clicked", "email.failed", "email.suppressed", "email.delivery_delayed",
+}
+
+// WebhookType maps a timeline event to its webhook event type, or "" when
+// the event is not pushed (queued, processing and the like).
+func WebhookType(t EventType) string {
+	switch t {
+	case EventSent, EventDelivered, EventBounced, EventComplained, EventOpened, EventClicked, EventFailed,
+		EventSuppressed, EventDeliveryDelayed:
+		return "email." + string(t)
+	}
+	return ""
+}

@@ -71,18 +71,30 @@ func TestOrganizationsAreIsolated(t *testing.T) {
 		r := ts.Do(t, testserver.Request{Method: "POST", Path: "/v1/product/senders", Key: ts.LiveKey, Body: map[string]string{"email": "me@gmail.example"}})
 		testserver.Expect(t, r, 201, "")
 		sender := r.JSON(t)
+		ts.DNS.SetA("hooks.first.example", "93.184.215.14") // a public address (D51)
+		r = ts.Do(t, testserver.Request{Method: "POST", Path: "/v1/product/webhooks", Key: ts.LiveKey,
+			Body: map[string]any{"url": "https://hooks.first.example/in", "events": []string{"email.sent"}}})
+		testserver.Expect(t, r, 201, "")
+		hook := r.JSON(t)["id"].(string)
 
 		// How to name an object of the first organization for each route.
 		idFor := map[string]string{
-			"GET /v1/product/domains/{id}":         d.ID,
-			"POST /v1/product/domains/{id}/verify": d.ID,
-			"DELETE /v1/product/domains/{id}":      d.ID,
-			"GET /v1/product/domains/{id}/warmup":  d.ID,
-			"GET /v1/product/emails/{id}":          email.ID,
-			"GET /v1/product/emails/{id}/events":   email.ID,
-			"POST /v1/product/emails/{id}/cancel":  email.ID,
-			"POST /v1/product/emails/{id}/resend":  email.ID,
-			"DELETE /v1/product/senders/{id}":      sender["id"].(string),
+			"GET /v1/product/domains/{id}":                 d.ID,
+			"POST /v1/product/domains/{id}/verify":         d.ID,
+			"DELETE /v1/product/domains/{id}":              d.ID,
+			"GET /v1/product/domains/{id}/warmup":          d.ID,
+			"GET /v1/product/emails/{id}":                  email.ID,
+			"GET /v1/product/emails/{id}/events":           email.ID,
+			"POST /v1/product/emails/{id}/cancel":          email.ID,
+			"POST /v1/product/emails/{id}/resend":          email.ID,
+			"DELETE /v1/product/senders/{id}":              sender["id"].(string),
+			"GET /v1/product/webhooks/{id}":                hook,
+			"PUT /v1/product/webhooks/{id}":                hook,
+			"PATCH /v1/product/webhooks/{id}":              hook,
+			"DELETE /v1/product/webhooks/{id}":             hook,
+			"GET /v1/product/webhooks/{id}/deliveries":     hook,
+			"POST /v1/product/webhooks/{id}/test":          hook,
+			"POST /v1/product/webhooks/{id}/rotate-secret": hook,
 		}
 		// Routes without an id: what the other organization must not see.
 		notListed := func(id string) func(t *testing.T, r *testserver.Response) {
@@ -96,6 +108,11 @@ func TestOrganizationsAreIsolated(t *testing.T) {
 			"GET /v1/product/emails":      notListed(email.ID),
 			"GET /v1/product/emails/tags": notListed("secret"),
 			"GET /v1/product/senders":     notListed(sender["id"].(string)),
+			"GET /v1/product/webhooks":    notListed(hook),
+			"GET /v1/product/stats": func(t *testing.T, r *testserver.Response) {
+				testserver.Expect(t, r, 200, "")
+				testserver.Must(t, strings.Contains(string(r.Body), `"totals":{"sent":0,`), "another organization's stats leak: %s", r.Body)
+			},
 		}
 		// Routes that take a body naming the first organization's things.
 		posted := map[string]struct {
@@ -110,6 +127,8 @@ func TestOrganizationsAreIsolated(t *testing.T) {
 			"POST /v1/product/emails": {map[string]any{"from": "a@first.example", "to": "b@y.example", "subject": "s", "text": "t"}, 403, "DOMAIN_NOT_VERIFIED"},
 			// Nor use its sender's token.
 			"POST /v1/product/senders/verify": {map[string]any{"token": sender["verificationToken"]}, 404, "NOT_FOUND"},
+			// Webhook URLs are not unique: another organization may register the same one.
+			"POST /v1/product/webhooks": {map[string]any{"url": "https://hooks.first.example/in", "events": []string{"email.sent"}}, 201, ""},
 		}
 		for _, rt := range ts.HTTP.Routes() {
 			if !rt.Auth {
@@ -124,7 +143,15 @@ func TestOrganizationsAreIsolated(t *testing.T) {
 				}
 				path := strings.NewReplacer("{id}", id).Replace(rt.Path)
 				for _, key := range []string{otherLive, otherTest} {
-					r := ts.Do(t, testserver.Request{Method: rt.Method, Path: path, Key: key, Body: map[string]any{}})
+					// A valid body, so a 404 cannot be mistaken for input checks.
+					body := map[string]any{}
+					switch name {
+					case "PATCH /v1/product/webhooks/{id}":
+						body = map[string]any{"status": "paused"}
+					case "PUT /v1/product/webhooks/{id}":
+						body = map[string]any{"description": "taken over"}
+					}
+					r := ts.Do(t, testserver.Request{Method: rt.Method, Path: path, Key: key, Body: body})
 					if r.Status != http.StatusNotFound || r.ErrorCode() != "NOT_FOUND" {
 						t.Errorf("%s with another organization's key: %d %s, want 404 NOT_FOUND", name, r.Status, r.Body)
 					}

@@ -25,7 +25,8 @@ type carteiro struct {
 	waitErr error
 }
 
-// buildBinary compiles ./cmd/carteiro of the module the benchmark runs in.
+// buildBinary compiles ./cmd/carteiro of the module the benchmark runs in,
+// stamped with its commit so the report can name it.
 func buildBinary(ctx context.Context, dir string) (string, error) {
 	out, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
 	if err != nil {
@@ -36,7 +37,7 @@ func buildBinary(ctx context.Context, dir string) (string, error) {
 		return "", errors.New("run the benchmark inside the carteiro module (go run ./bench/load), or pass -binary")
 	}
 	bin := filepath.Join(dir, "carteiro")
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/carteiro")
+	build := exec.CommandContext(ctx, "go", "build", "-buildvcs=auto", "-o", bin, "./cmd/carteiro")
 	build.Dir = filepath.Dir(gomod)
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {

@@ -4,8 +4,9 @@ import (
 	"strconv"
 )
 
-// batchSize is the largest batch POST /emails/batch takes (api-v1).
-const batchSize = 100
+// maxBatch is the largest batch POST /emails/batch takes (api-v1), and
+// the default size of the batch and e2e scenarios.
+const maxBatch = 100
 
 // appendEmail appends the JSON of benchmark email n: one recipient, a
 // subject and a small HTML body. It is built by hand rather than with

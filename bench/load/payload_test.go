@@ -20,10 +20,10 @@ func TestPayloadsAreValidJSON(t *testing.T) {
 		t.Fatalf("single email decoded as %+v", one)
 	}
 	var batch []map[string]any
-	if err := json.Unmarshal(appendBatch(nil, 1000, batchSize), &batch); err != nil {
+	if err := json.Unmarshal(appendBatch(nil, 1000, maxBatch), &batch); err != nil {
 		t.Fatalf("batch: %v", err)
 	}
-	if len(batch) != batchSize || batch[99]["to"].([]any)[0] != "user1099@sink.example" {
+	if len(batch) != maxBatch || batch[99]["to"].([]any)[0] != "user1099@sink.example" {
 		t.Fatalf("batch has %d items, last %v", len(batch), batch[len(batch)-1])
 	}
 }

@@ -18,11 +18,11 @@ type outcome struct {
 type sender func(ctx context.Context, first int64) outcome
 
 // emailsPerCall is how many emails one call of the scenario carries.
-func emailsPerCall(scenario string) int {
-	if scenario == "accept" {
+func emailsPerCall(o options) int {
+	if o.scenario == "accept" {
 		return 1
 	}
-	return batchSize
+	return o.batch
 }
 
 // singleSender posts one email per call to POST /emails.
@@ -42,20 +42,23 @@ func singleSender(api *apiClient) sender {
 
 var okItem = []byte(`"ok":true`)
 
-// batchSender posts size emails per call to POST /emails/batch and counts
-// the items answered ok. It counts by substring rather than decoding the
-// whole answer, to keep the generator's CPU for the server.
+// batchSender posts size emails per call to POST /emails/batch.
 func batchSender(api *apiClient, size int) sender {
-	return func(ctx context.Context, first int64) outcome {
-		status, body, err := api.post(ctx, "/v1/product/emails/batch", appendBatch(make([]byte, 0, 160*size), first, size))
-		if err != nil {
-			return outcome{status: "transport"}
-		}
-		o := outcome{status: strconv.Itoa(status)}
-		if status == http.StatusAccepted {
-			o.accepted = bytes.Count(body, okItem)
-			o.itemErrors = size - o.accepted
-		}
-		return o
+	return func(ctx context.Context, first int64) outcome { return postBatch(ctx, api, first, size) }
+}
+
+// postBatch posts size emails to POST /emails/batch and counts the items
+// answered ok. It counts by substring rather than decoding the whole
+// answer, to leave the machine's CPU to the server.
+func postBatch(ctx context.Context, api *apiClient, first int64, size int) outcome {
+	status, body, err := api.post(ctx, "/v1/product/emails/batch", appendBatch(make([]byte, 0, 160*size), first, size))
+	if err != nil {
+		return outcome{status: "transport"}
 	}
+	o := outcome{status: strconv.Itoa(status)}
+	if status == http.StatusAccepted {
+		o.accepted = bytes.Count(body, okItem)
+		o.itemErrors = size - o.accepted
+	}
+	return o
 }

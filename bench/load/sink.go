@@ -67,8 +67,8 @@ func (s *sink) Close() {
 // sinkSession accepts any envelope; only DATA does work.
 type sinkSession struct{ s *sink }
 
-func (sinkSession) Reset()                                 {}
-func (sinkSession) Logout() error                          { return nil }
+func (sinkSession) Reset()                               {}
+func (sinkSession) Logout() error                        { return nil }
 func (sinkSession) Mail(string, *smtp.MailOptions) error { return nil }
 func (sinkSession) Rcpt(string, *smtp.RcptOptions) error { return nil }
 

@@ -47,10 +47,11 @@ func TestConformingResponsesPass(t *testing.T) {
 		{"metrics without token", "GET", "/metrics", answer(401, envelope("MISSING_API_KEY", obj{}))},
 		{"head of a GET route", "HEAD", "/v1/product/domains", answer(200, obj{"domains": []obj{}})},
 	}
+	c := loadChecker(t) // safe for concurrent use; loading is the slow part
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			if err := roundTrip(t, tc.method, tc.path, tc.handler).check(loadChecker(t)); err != nil {
+			if err := roundTrip(t, tc.method, tc.path, tc.handler).check(c); err != nil {
 				t.Fatal(err)
 			}
 		})
@@ -127,10 +128,11 @@ func TestNonConformingResponsesFail(t *testing.T) {
 		{"metrics as JSON", "GET", "/metrics", answer(200, obj{}),
 			[]string{"Content-Type application/json is not documented"}},
 	}
+	c := loadChecker(t) // safe for concurrent use; loading is the slow part
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			wantProblem(t, roundTrip(t, tc.method, tc.path, tc.handler).check(loadChecker(t)), tc.want...)
+			wantProblem(t, roundTrip(t, tc.method, tc.path, tc.handler).check(c), tc.want...)
 		})
 	}
 }
@@ -170,10 +172,11 @@ func TestUnroutedRequests(t *testing.T) {
 		{"extra field in the envelope", "GET", "/v1/product/nope", answer(404, edited(envelope("ROUTE_NOT_FOUND", obj{}), func(e obj) { e["status"] = 404 })),
 			[]string{"additional properties 'status' not allowed"}},
 	}
+	c := loadChecker(t) // safe for concurrent use; loading is the slow part
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			err := roundTrip(t, tc.method, tc.path, tc.handler).check(loadChecker(t))
+			err := roundTrip(t, tc.method, tc.path, tc.handler).check(c)
 			if tc.want == nil {
 				if err != nil {
 					t.Fatal(err)

@@ -13,6 +13,8 @@ func TestOperationsListTheRouteTable(t *testing.T) {
 		{"GET", "/healthz", "getHealth", false},
 		{"GET", "/metrics", "getMetrics", false},
 		{"GET", "/readyz", "getReadiness", false},
+		{"GET", "/t/c/{token}", "trackClick", false},
+		{"GET", "/t/o/{token}", "trackOpen", false},
 		{"GET", "/v1/product/domains", "listDomains", true},
 		{"POST", "/v1/product/domains", "createDomain", true},
 		{"DELETE", "/v1/product/domains/{id}", "deleteDomain", true},
@@ -32,6 +34,16 @@ func TestOperationsListTheRouteTable(t *testing.T) {
 		{"POST", "/v1/product/senders", "createSender", true},
 		{"POST", "/v1/product/senders/verify", "verifySender", true},
 		{"DELETE", "/v1/product/senders/{id}", "deleteSender", true},
+		{"GET", "/v1/product/stats", "getStats", true},
+		{"GET", "/v1/product/webhooks", "listWebhooks", true},
+		{"POST", "/v1/product/webhooks", "createWebhook", true},
+		{"DELETE", "/v1/product/webhooks/{id}", "deleteWebhook", true},
+		{"GET", "/v1/product/webhooks/{id}", "getWebhook", true},
+		{"PATCH", "/v1/product/webhooks/{id}", "setWebhookStatus", true},
+		{"PUT", "/v1/product/webhooks/{id}", "updateWebhook", true},
+		{"GET", "/v1/product/webhooks/{id}/deliveries", "listWebhookDeliveries", true},
+		{"POST", "/v1/product/webhooks/{id}/rotate-secret", "rotateWebhookSecret", true},
+		{"POST", "/v1/product/webhooks/{id}/test", "testWebhook", true},
 	}
 	// Later issues add routes: every route above must stay, in this order.
 	var kept []Operation

@@ -119,10 +119,11 @@ func TestSendingRoutesConformingResponsesPass(t *testing.T) {
 		{"expired token", "POST", "/v1/product/senders/verify", answer(410, envelope("TOKEN_EXPIRED", obj{}))},
 		{"delete sender", "DELETE", senderPath, noBody(204)},
 	}
+	c := loadChecker(t) // safe for concurrent use; loading is the slow part
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			if err := roundTrip(t, tc.method, tc.path, tc.handler).check(loadChecker(t)); err != nil {
+			if err := roundTrip(t, tc.method, tc.path, tc.handler).check(c); err != nil {
 				t.Fatal(err)
 			}
 		})
@@ -189,10 +190,11 @@ func TestSendingRoutesNonConformingResponsesFail(t *testing.T) {
 		{"delete sender answering 200", "DELETE", senderPath, answer(200, obj{"ok": true}),
 			[]string{"status 200 is not documented"}},
 	}
+	c := loadChecker(t) // safe for concurrent use; loading is the slow part
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			wantProblem(t, roundTrip(t, tc.method, tc.path, tc.handler).check(loadChecker(t)), tc.want...)
+			wantProblem(t, roundTrip(t, tc.method, tc.path, tc.handler).check(c), tc.want...)
 		})
 	}
 }

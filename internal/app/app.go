@@ -16,6 +16,7 @@ import (
 	"github.com/carteiro/carteiro/internal/mta"
 	"github.com/carteiro/carteiro/internal/secrets"
 	"github.com/carteiro/carteiro/internal/store"
+	"github.com/carteiro/carteiro/internal/webhook"
 )
 
 // Job is a unit of background work; its Kind names the worker (River's
@@ -29,7 +30,13 @@ type JobOpts struct {
 	// UniqueByArgs skips the insert when a job of the same kind and
 	// arguments is already waiting or running.
 	UniqueByArgs bool
+	// Queue names the queue; "" is the default one.
+	Queue string
 }
+
+// WebhookQueue runs webhook deliveries apart from email deliveries, with
+// its own workers, so slow or dead endpoints cannot hold up email.
+const WebhookQueue = "webhooks"
 
 // Enqueuer inserts jobs inside a store transaction, so a job exists exactly
 // when the rows it acts on were committed.
@@ -53,8 +60,13 @@ type Config struct {
 	RetryWindow time.Duration
 	// SystemFrom sends the service's own mail (sender verification, D36).
 	SystemFrom carteiro.Address
-	// PublicURL is the base of links in the service's own mail.
+	// PublicURL is the base of links in the service's own mail and of the
+	// tracking and unsubscribe links.
 	PublicURL string
+	// Tracking turns on open and click tracking of HTML email (D53).
+	Tracking bool
+	// WebhookAllowPrivate relaxes D51 for tests and private deployments.
+	WebhookAllowPrivate bool
 }
 
 // App runs the use cases.
@@ -67,6 +79,7 @@ type App struct {
 	cfg       Config
 	logger    *slog.Logger
 	transport mta.Transport
+	hooks     *webhook.Client
 
 	keysMu sync.Mutex
 	keys   map[string]crypto.Signer // DKIM keys opened, by domain id
@@ -83,6 +96,8 @@ type Deps struct {
 	Logger *slog.Logger
 	// Transport hands messages to SMTP (relay or direct MX, D3).
 	Transport mta.Transport
+	// Hooks sends webhook deliveries.
+	Hooks *webhook.Client
 }
 
 // New builds an App.
@@ -94,7 +109,7 @@ func New(d Deps, cfg Config) *App {
 		cfg.RetryWindow = 72 * time.Hour
 	}
 	return &App{store: d.Store, queue: d.Queue, clock: d.Clock, dns: d.DNS, box: d.Box, cfg: cfg, logger: d.Logger,
-		transport: d.Transport, keys: map[string]crypto.Signer{}}
+		transport: d.Transport, hooks: d.Hooks, keys: map[string]crypto.Signer{}}
 }
 
 // storeErr turns store sentinels into domain errors; anything else is an

@@ -13,6 +13,7 @@ import (
 	"github.com/carteiro/carteiro/internal/mta"
 	"github.com/carteiro/carteiro/internal/render"
 	"github.com/carteiro/carteiro/internal/store"
+	"github.com/carteiro/carteiro/internal/tracking"
 )
 
 // retrySchedule is D23's backoff after temporary failures: 1, 5, 15 and 30
@@ -102,9 +103,14 @@ func (a *App) message(ctx context.Context, e *carteiro.Email) ([]byte, error) {
 		text = render.HTMLToText(e.HTML) // D20: a plain-text part is generated
 	}
 	e.MessageID = e.ID + "@" + carteiro.DomainOf(e.From.Email)
+	html := e.HTML
+	if html != "" && a.cfg.Tracking {
+		// D53: links rewritten and the open pixel added at send time.
+		html = tracking.Instrument(html, e.ID, a.cfg.PublicURL, a.box, tracking.Options{Open: true, Click: true})
+	}
 	raw, err := mta.Build(&mta.Message{
 		MessageID: e.MessageID, Date: a.clock.Now(), From: e.From, To: e.To, Cc: e.Cc, ReplyTo: e.ReplyTo,
-		Subject: e.Subject, HTML: e.HTML, Text: text, Headers: e.Headers, Attachments: e.Attachments,
+		Subject: e.Subject, HTML: html, Text: text, Headers: e.Headers, Attachments: e.Attachments,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("build message: %w", err)
@@ -236,10 +242,8 @@ func (a *App) recordAttempt(ctx context.Context, e *carteiro.Email, all, pending
 				return err
 			}
 		}
-		for _, ev := range events {
-			if err := tx.InsertEvent(ctx, ev); err != nil {
-				return err
-			}
+		if err := a.recordEvents(ctx, tx, e, events); err != nil {
+			return err
 		}
 		if err := tx.UpdateEmailProgress(ctx, e, nil); err != nil {
 			return err
@@ -262,7 +266,7 @@ func (a *App) failAll(ctx context.Context, e *carteiro.Email, pending []*carteir
 			if err := tx.UpdateRecipient(ctx, r); err != nil {
 				return err
 			}
-			if err := tx.InsertEvent(ctx, a.event(e.ID, carteiro.EventFailed, now, map[string]any{"recipient": r.Address, "error": reason})); err != nil {
+			if err := a.recordEvents(ctx, tx, e, []*carteiro.EmailEvent{a.event(e.ID, carteiro.EventFailed, now, map[string]any{"recipient": r.Address, "error": reason})}); err != nil {
 				return err
 			}
 		}

@@ -86,10 +86,8 @@ func (a *App) simulate(ctx context.Context, e *carteiro.Email) error {
 				return err
 			}
 		}
-		for _, ev := range events {
-			if err := tx.InsertEvent(ctx, ev); err != nil {
-				return err
-			}
+		if err := a.recordEvents(ctx, tx, e, events); err != nil {
+			return err
 		}
 		return tx.UpdateEmailProgress(ctx, e, &now)
 	})

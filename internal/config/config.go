@@ -42,6 +42,8 @@ type Config struct {
 	SMTPTimeout time.Duration
 	// RelayPoolSize bounds the connections kept open to the relay.
 	RelayPoolSize int
+	// Tracking turns open and click tracking on for HTML email (D53).
+	Tracking bool
 	// JobTimeout bounds one background job (a delivery attempt); jobs of a
 	// process that died are retried after twice this.
 	JobTimeout time.Duration
@@ -102,6 +104,9 @@ func Load(lookupEnv func(string) (string, bool)) (Config, error) {
 	}
 	if c.WebhookAllowPrivate, err = parseBool(get("CARTEIRO_WEBHOOK_ALLOW_PRIVATE", "false")); err != nil {
 		errs = append(errs, fmt.Errorf("CARTEIRO_WEBHOOK_ALLOW_PRIVATE: %w", err))
+	}
+	if c.Tracking, err = parseBool(get("CARTEIRO_TRACKING", "true")); err != nil {
+		errs = append(errs, fmt.Errorf("CARTEIRO_TRACKING: %w", err))
 	}
 	if c.RelayAcceptIsDelivery, err = parseBool(get("CARTEIRO_RELAY_ACCEPT_IS_DELIVERY", "false")); err != nil {
 		errs = append(errs, fmt.Errorf("CARTEIRO_RELAY_ACCEPT_IS_DELIVERY: %w", err))

@@ -30,6 +30,8 @@ func (s *Server) routeTable() []Route {
 		{Method: http.MethodGet, Path: "/readyz", handler: s.readyz},
 		{Method: http.MethodGet, Path: "/metrics", handler: s.metrics},
 		{Method: http.MethodGet, Path: p + "/openapi.json", handler: s.openAPI},
+		{Method: http.MethodGet, Path: "/t/o/{token}", handler: s.trackOpen},
+		{Method: http.MethodGet, Path: "/t/c/{token}", handler: s.trackClick},
 
 		{Method: http.MethodPost, Path: p + "/domains", Auth: true, handler: s.createDomain},
 		{Method: http.MethodGet, Path: p + "/domains", Auth: true, handler: s.listDomains},
@@ -51,5 +53,17 @@ func (s *Server) routeTable() []Route {
 		{Method: http.MethodGet, Path: p + "/senders", Auth: true, handler: s.listSenders},
 		{Method: http.MethodPost, Path: p + "/senders/verify", Auth: true, handler: s.verifySender},
 		{Method: http.MethodDelete, Path: p + "/senders/{id}", Auth: true, handler: s.deleteSender},
+
+		{Method: http.MethodPost, Path: p + "/webhooks", Auth: true, handler: s.createWebhook},
+		{Method: http.MethodGet, Path: p + "/webhooks", Auth: true, handler: s.listWebhooks},
+		{Method: http.MethodGet, Path: p + "/webhooks/{id}", Auth: true, handler: s.getWebhook},
+		{Method: http.MethodPut, Path: p + "/webhooks/{id}", Auth: true, handler: s.updateWebhook},
+		{Method: http.MethodPatch, Path: p + "/webhooks/{id}", Auth: true, handler: s.patchWebhook},
+		{Method: http.MethodDelete, Path: p + "/webhooks/{id}", Auth: true, handler: s.deleteWebhook},
+		{Method: http.MethodGet, Path: p + "/webhooks/{id}/deliveries", Auth: true, handler: s.webhookDeliveries},
+		{Method: http.MethodPost, Path: p + "/webhooks/{id}/test", Auth: true, handler: s.testWebhook},
+		{Method: http.MethodPost, Path: p + "/webhooks/{id}/rotate-secret", Auth: true, handler: s.rotateWebhookSecret},
+
+		{Method: http.MethodGet, Path: p + "/stats", Auth: true, handler: s.stats},
 	}
 }

@@ -110,7 +110,12 @@ func (q *Queue) config(a *app.App, opts Options) *river.Config {
 		cfg.JobTimeout = opts.JobTimeout
 		cfg.RescueStuckJobsAfter = 2 * opts.JobTimeout
 	}
-	cfg.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: max(1, opts.Workers)}}
+	cfg.Queues = map[string]river.QueueConfig{
+		river.QueueDefault: {MaxWorkers: max(1, opts.Workers)},
+		// Webhook attempts mostly wait on the network (5 s at worst), so
+		// many run at once; one dead endpoint occupies few of them.
+		app.WebhookQueue: {MaxWorkers: 4 * max(1, opts.Workers)},
+	}
 	cfg.FetchPollInterval = opts.PollInterval
 	if cfg.FetchPollInterval == 0 {
 		cfg.FetchPollInterval = 200 * time.Millisecond
@@ -164,7 +169,7 @@ func (q *Queue) Stop(ctx context.Context) error {
 
 // EnqueueTx inserts job in tx (app.Enqueuer).
 func (q *Queue) EnqueueTx(ctx context.Context, tx *store.Tx, job app.Job, opts app.JobOpts) error {
-	io := &river.InsertOpts{ScheduledAt: opts.ScheduledAt}
+	io := &river.InsertOpts{ScheduledAt: opts.ScheduledAt, Queue: opts.Queue}
 	if opts.UniqueByArgs {
 		io.UniqueOpts = uniqueWhileWaiting
 	}

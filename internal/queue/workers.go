@@ -15,6 +15,7 @@ func workers(a *app.App) *river.Workers {
 	river.AddWorker(w, &domainCheckWorker{app: a})
 	river.AddWorker(w, &deliverWorker{app: a})
 	river.AddWorker(w, &senderVerificationWorker{app: a})
+	river.AddWorker(w, &webhookWorker{app: a})
 	return w
 }
 
@@ -53,4 +54,13 @@ type senderVerificationWorker struct {
 
 func (w *senderVerificationWorker) Work(ctx context.Context, job *river.Job[app.SenderVerificationJob]) error {
 	return w.app.SendSenderVerification(ctx, job.Args)
+}
+
+type webhookWorker struct {
+	river.WorkerDefaults[app.WebhookDeliveryJob]
+	app *app.App
+}
+
+func (w *webhookWorker) Work(ctx context.Context, job *river.Job[app.WebhookDeliveryJob]) error {
+	return w.app.DeliverWebhook(ctx, job.Args.DeliveryID)
 }

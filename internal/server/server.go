@@ -29,6 +29,7 @@ import (
 	"github.com/carteiro/carteiro/internal/ratelimit"
 	"github.com/carteiro/carteiro/internal/secrets"
 	"github.com/carteiro/carteiro/internal/store"
+	"github.com/carteiro/carteiro/internal/webhook"
 )
 
 // Roles of D1.
@@ -120,10 +121,16 @@ func (s *Server) build(ctx context.Context, o Options) error {
 	if s.transport, err = newTransport(o.Config, resolver); err != nil {
 		return err
 	}
+	hooks, err := webhook.NewClient(webhook.ClientOptions{AllowPrivate: o.Config.WebhookAllowPrivate, CAFile: o.Config.WebhookCAFile,
+		Resolver: resolver})
+	if err != nil {
+		return fmt.Errorf("webhook client: %w", err)
+	}
 	s.App = app.New(app.Deps{
 		Store: s.Store, Queue: s.Queue, Clock: o.Clock, DNS: &dnscheck.Checker{Resolver: resolver}, Box: box, Logger: o.Logger,
-		Transport: s.transport,
+		Transport: s.transport, Hooks: hooks,
 	}, app.Config{
+		Tracking: o.Config.Tracking, WebhookAllowPrivate: o.Config.WebhookAllowPrivate,
 		BounceHost: o.Config.BounceHost, DKIMSelector: o.Config.DKIMSelector, Warmup: o.Config.WarmupEnabled(),
 		AcceptIsDelivery: o.Config.Delivery == "direct" || o.Config.RelayAcceptIsDelivery,
 		SystemFrom:       systemFrom, PublicURL: o.Config.PublicURL,

@@ -251,3 +251,26 @@ func (q *Queries) EmailTags(ctx context.Context, orgID string, mode carteiro.Mod
 	}
 	return out, rs.Err()
 }
+
+// CountOpen adds one open to an email atomically and returns the new count
+// (1 means the first open: openedAt is set then, D53).
+func (q *Queries) CountOpen(ctx context.Context, id string, at time.Time) (int, error) {
+	var n int
+	err := q.queryRowWrite(ctx, `UPDATE emails SET open_count = open_count + 1, opened_at = COALESCE(opened_at, ?) WHERE id = ? RETURNING open_count`,
+		micros(at), id).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("store: count open %s: %w", id, classify(err))
+	}
+	return n, nil
+}
+
+// CountClick adds one click to an email atomically and returns the new count.
+func (q *Queries) CountClick(ctx context.Context, id string, at time.Time) (int, error) {
+	var n int
+	err := q.queryRowWrite(ctx, `UPDATE emails SET click_count = click_count + 1, first_clicked_at = COALESCE(first_clicked_at, ?) WHERE id = ? RETURNING click_count`,
+		micros(at), id).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("store: count click %s: %w", id, classify(err))
+	}
+	return n, nil
+}

@@ -225,6 +225,9 @@ func (ts *TestServer) NewKey(t testing.TB, r app.KeyRequest) string {
 	return nk.Secret
 }
 
+// noRedirects shows tests the redirects themselves (the click route).
+var noRedirects = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
 // Response is an HTTP answer read whole.
 type Response struct {
 	Status int
@@ -302,7 +305,7 @@ func (ts *TestServer) Do(t testing.TB, req Request) *Response {
 	for k, v := range req.Header {
 		hr.Header.Set(k, v)
 	}
-	resp, err := http.DefaultClient.Do(hr)
+	resp, err := noRedirects.Do(hr)
 	if err != nil {
 		t.Fatalf("%s %s: %v", req.Method, req.Path, err)
 	}

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// timedRun is what measureTimed saw: the tally of the window and the CPU
+// time the server and the generator spent in it.
+type timedRun struct {
+	tally           *tally
+	window          time.Duration
+	serverCPU       time.Duration
+	loadCPU         time.Duration
+	deliveredDuring int64
+	cpuErr          error
+}
+
+// measureTimed runs the accept or batch scenario and reads CPU time and
+// the sink's count at both ends of the measured window.
+func measureTimed(ctx context.Context, o options, api *apiClient, pid int, sk *sink) timedRun {
+	send := singleSender(api)
+	if o.scenario == "batch" {
+		send = batchSender(api, o.batch)
+	}
+	result := make(chan *tally, 1)
+	go func() { result <- runTimed(ctx, o.clients, o.warmup, o.duration, emailsPerCall(o), send) }()
+	r := timedRun{window: o.duration}
+	sleep(ctx, o.warmup)
+	cpu0, err0 := cpuTime(pid)
+	self0, sink0 := selfCPUTime(), sk.Count()
+	sleep(ctx, o.duration)
+	cpu1, err1 := cpuTime(pid)
+	self1, sink1 := selfCPUTime(), sk.Count()
+	r.tally = <-result
+	r.serverCPU, r.loadCPU, r.deliveredDuring = cpu1-cpu0, self1-self0, sink1-sink0
+	if err0 != nil {
+		r.cpuErr = err0
+	} else {
+		r.cpuErr = err1
+	}
+	return r
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	select {
+	case <-ctx.Done():
+	case <-time.After(d):
+	}
+}
+
+// describeTimed fills the report of an accept or batch run.
+func describeTimed(rep *report, o options, r timedRun) {
+	t := r.tally
+	rate := float64(t.accepted) / r.window.Seconds()
+	lat := summarize(t.latencies)
+	rep.row("emails accepted per second", "**%s** (%s in %s)", perSecond(rate), thousands(t.accepted), r.window)
+	rep.row("calls", "%s (%s), %d email(s) each", thousands(t.calls), perSecond(float64(t.calls)/r.window.Seconds()), emailsPerCall(o))
+	rep.row("latency per call p50 / p90 / p99 / max", "%s / %s / %s / %s", millis(lat.P50), millis(lat.P90), millis(lat.P99), millis(lat.Max))
+	rep.row("answers by status", "%s", statusCounts(t.statuses))
+	if o.scenario == "batch" {
+		rep.row("batch items refused", "%s", thousands(t.itemErrors))
+	}
+	rep.row("delivered to the sink in the window", "%s (%s)", thousands(r.deliveredDuring), perSecond(float64(r.deliveredDuring)/r.window.Seconds()))
+	if r.cpuErr == nil {
+		rep.row("CPU in the window: server / load generator", "%s / %s of one core (the machine has %s)",
+			percentOfCore(r.serverCPU, r.window), percentOfCore(r.loadCPU, r.window), rep.machine.CPUs)
+	}
+	switch o.scenario {
+	case "accept":
+		goal := map[string]float64{"sqlite": 5000, "postgres": 3000}[o.store]
+		rep.check(fmt.Sprintf("≥%s emails/s accepted (%s, single POST /emails)", thousands(int64(goal)), o.store), perSecond(rate), rate >= goal)
+		rep.check("p99 ≤25 ms", millis(lat.P99), lat.Count > 0 && lat.P99 <= 25*time.Millisecond)
+	case "batch":
+		rep.check("≥20,000 emails/s accepted (POST /emails/batch of 100)", perSecond(rate), rate >= 20000 && o.batch == maxBatch)
+	}
+	if failed := t.calls - t.statuses["202"]; failed > 0 {
+		rep.note("%s call(s) were not answered 202: see the status counts.", thousands(failed))
+	}
+}
+
+// describeE2E fills the report of an end-to-end run.
+func describeE2E(rep *report, o options, r e2eResult, unsigned int64) {
+	t := r.submit
+	acceptRate := 0.0
+	if r.submitted > 0 {
+		acceptRate = float64(t.accepted) / r.submitted.Seconds()
+	}
+	var deliverSpan time.Duration
+	if !r.firstAccept.IsZero() && r.delivered > 0 {
+		deliverSpan = r.lastDeliver.Sub(r.firstAccept)
+	}
+	deliverRate := 0.0
+	if deliverSpan > 0 {
+		deliverRate = float64(r.delivered) / deliverSpan.Seconds()
+	}
+	lat := summarize(t.latencies)
+	rep.row("emails accepted", "%s of %s in %s: **%s**", thousands(t.accepted), thousands(int64(o.emails)), r.submitted.Round(time.Millisecond), perSecond(acceptRate))
+	rep.row("batch latency p50 / p90 / p99 / max", "%s / %s / %s / %s", millis(lat.P50), millis(lat.P90), millis(lat.P99), millis(lat.Max))
+	rep.row("answers by status", "%s; items refused: %s", statusCounts(t.statuses), thousands(t.itemErrors))
+	rep.row("delivered to the sink", "%s, the last %s after the first accept", thousands(r.delivered), deliverSpan.Round(time.Millisecond))
+	rep.row("delivered per second, first accept to last delivery", "**%s**", perSecond(deliverRate))
+	rep.row("delivered per second, steady part (10 % to 90 % of the total)", "%s", perSecond(r.steadyRate))
+	rep.row("messages without DKIM-Signature", "%s", thousands(unsigned))
+	met := r.complete && deliverRate >= 800 && t.accepted == int64(o.emails)
+	rep.check(fmt.Sprintf("≥800 emails/s delivered, DKIM-signed, sustained over %s emails", thousands(int64(o.emails))), perSecond(deliverRate), met)
+	rep.check("every message DKIM-signed", fmt.Sprintf("%s unsigned", thousands(unsigned)), unsigned == 0 && r.delivered > 0)
+	if !r.complete {
+		rep.note("**Incomplete:** only %s of %s accepted emails reached the sink within %s of the first accept; the rates above cover what finished.",
+			thousands(r.delivered), thousands(t.accepted), o.timeout)
+	}
+}
+
+// describeMemory adds the server's memory use.
+func describeMemory(rep *report, peak, hwm int64, err error) {
+	rep.row("server peak RSS (VmRSS sampled every 250 ms)", "%s", megabytes(peak))
+	rep.row("server VmHWM at the end", "%s", megabytes(hwm))
+	if err != nil {
+		rep.note("Reading the server's memory failed at least once: %v", err)
+	}
+	rep.check("server peak RSS ≤400 MB", megabytes(max(peak, hwm)), max(peak, hwm) <= 400e6 && max(peak, hwm) > 0)
+}
+
+// percentOfCore formats CPU time over a wall-clock span as a percentage
+// of one core.
+func percentOfCore(cpu, wall time.Duration) string {
+	return fmt.Sprintf("%.0f %%", 100*cpu.Seconds()/wall.Seconds())
+}

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+)
+
+// options are the command-line flags.
+type options struct {
+	store    string
+	scenario string
+	clients  int
+	duration time.Duration
+	warmup   time.Duration
+	emails   int
+	batch    int
+	timeout  time.Duration
+	binary   string
+	keep     bool
+}
+
+func parseOptions(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("load", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.store, "store", "sqlite", "sqlite or postgres (a fresh schema in "+postgresAdminURL+")")
+	fs.StringVar(&o.scenario, "scenario", "accept", "accept (single POST /emails), batch (POST /emails/batch of 100) or e2e (send -emails and wait for delivery)")
+	fs.IntVar(&o.clients, "clients", 32, "concurrent clients")
+	fs.DurationVar(&o.duration, "duration", 20*time.Second, "measured time of accept and batch, after the warm-up")
+	fs.DurationVar(&o.warmup, "warmup", 3*time.Second, "warm-up of accept and batch, not measured")
+	fs.IntVar(&o.emails, "emails", 50000, "emails the e2e scenario sends")
+	fs.IntVar(&o.batch, "batch", maxBatch, "items per POST /emails/batch call (batch and e2e)")
+	fs.DurationVar(&o.timeout, "timeout", 4*time.Minute, "e2e: longest wait from the first accept for every email to reach the sink")
+	fs.StringVar(&o.binary, "binary", "", "carteiro binary to run (default: go build ./cmd/carteiro into the temporary directory)")
+	fs.BoolVar(&o.keep, "keep", false, "keep the temporary directory (server log, SQLite file) and the PostgreSQL schema")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
+	case o.store != "sqlite" && o.store != "postgres":
+		return o, fmt.Errorf("-store: want sqlite or postgres, got %q", o.store)
+	case o.scenario != "accept" && o.scenario != "batch" && o.scenario != "e2e":
+		return o, fmt.Errorf("-scenario: want accept, batch or e2e, got %q", o.scenario)
+	case o.clients < 1 || o.clients > 1024:
+		return o, errors.New("-clients: want 1 to 1024")
+	case o.duration <= 0 || o.duration > time.Hour || o.warmup < 0 || o.warmup > 10*time.Minute:
+		return o, errors.New("-duration: want up to 1h, -warmup up to 10m")
+	case o.emails < 1 || o.emails > 10_000_000:
+		return o, errors.New("-emails: want 1 to 10,000,000")
+	case o.batch < 1 || o.batch > maxBatch:
+		return o, fmt.Errorf("-batch: want 1 to %d", maxBatch)
+	case o.timeout <= 0 || o.timeout > 2*time.Hour:
+		return o, errors.New("-timeout: want up to 2h")
+	}
+	return o, nil
+}
+
+// commandLine is the command that repeats this run, every setting spelled
+// out.
+func (o options) commandLine() string {
+	cmd := fmt.Sprintf("go run ./bench/load -store %s -scenario %s -clients %d", o.store, o.scenario, o.clients)
+	if o.scenario != "accept" && o.batch != maxBatch {
+		cmd += fmt.Sprintf(" -batch %d", o.batch)
+	}
+	if o.scenario == "e2e" {
+		cmd += fmt.Sprintf(" -emails %d -timeout %s", o.emails, o.timeout)
+	} else {
+		cmd += fmt.Sprintf(" -duration %s -warmup %s", o.duration, o.warmup)
+	}
+	if o.binary != "" {
+		cmd += " -binary " + o.binary
+	}
+	return cmd
+}

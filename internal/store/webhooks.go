@@ -1,0 +1,243 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/carteiro/carteiro"
+)
+
+const webhookColumns = `id, org_id, url, events, status, description, secret, secret_preview, failing_since, failed_attempts, created_at, updated_at`
+
+func scanWebhook(r row) (*carteiro.Webhook, error) {
+	var w carteiro.Webhook
+	var events string
+	var desc, secret, preview *string
+	var failing *int64
+	var created, updated int64
+	if err := r.Scan(&w.ID, &w.OrgID, &w.URL, &events, &w.Status, &desc, &secret, &preview, &failing, &w.FailedAttempts, &created, &updated); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal([]byte(events), &w.Events); err != nil {
+		return nil, fmt.Errorf("webhook %s events: %w", w.ID, err)
+	}
+	w.Description, w.Secret, w.SecretPreview = deref(desc), deref(secret), deref(preview)
+	w.FailingSince, w.CreatedAt, w.UpdatedAt = fromMicrosPtr(failing), fromMicros(created), fromMicros(updated)
+	return &w, nil
+}
+
+func scanWebhooks(rs rows, err error) ([]*carteiro.Webhook, error) {
+	if err != nil {
+		return nil, fmt.Errorf("store: list webhooks: %w", classify(err))
+	}
+	defer rs.Close()
+	var out []*carteiro.Webhook
+	for rs.Next() {
+		w, err := scanWebhook(rs)
+		if err != nil {
+			return nil, fmt.Errorf("store: list webhooks: %w", classify(err))
+		}
+		out = append(out, w)
+	}
+	return out, rs.Err()
+}
+
+// CreateWebhook inserts w.
+func (q *Queries) CreateWebhook(ctx context.Context, w *carteiro.Webhook) error {
+	_, err := q.exec(ctx, `INSERT INTO webhooks (`+webhookColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		w.ID, w.OrgID, w.URL, *jsonString(w.Events), string(w.Status), nullString(w.Description), nullString(w.Secret),
+		nullString(w.SecretPreview), microsPtr(w.FailingSince), w.FailedAttempts, micros(w.CreatedAt), micros(w.UpdatedAt))
+	if err != nil {
+		return fmt.Errorf("store: create webhook: %w", classify(err))
+	}
+	return nil
+}
+
+// UpdateWebhook stores every field of w.
+func (q *Queries) UpdateWebhook(ctx context.Context, w *carteiro.Webhook) error {
+	n, err := q.exec(ctx, `UPDATE webhooks SET url = ?, events = ?, status = ?, description = ?, secret = ?, secret_preview = ?,
+		failing_since = ?, failed_attempts = ?, updated_at = ? WHERE id = ?`,
+		w.URL, *jsonString(w.Events), string(w.Status), nullString(w.Description), nullString(w.Secret), nullString(w.SecretPreview),
+		microsPtr(w.FailingSince), w.FailedAttempts, micros(w.UpdatedAt), w.ID)
+	if err != nil {
+		return fmt.Errorf("store: update webhook %s: %w", w.ID, classify(err))
+	}
+	if n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// Webhook returns a webhook of the organization.
+func (q *Queries) Webhook(ctx context.Context, orgID, id string) (*carteiro.Webhook, error) {
+	w, err := scanWebhook(q.queryRow(ctx, `SELECT `+webhookColumns+` FROM webhooks WHERE id = ? AND org_id = ?`, id, orgID))
+	if err != nil {
+		return nil, fmt.Errorf("store: webhook %s: %w", id, classify(err))
+	}
+	return w, nil
+}
+
+// WebhookByID returns a webhook whatever its organization (workers).
+func (q *Queries) WebhookByID(ctx context.Context, id string) (*carteiro.Webhook, error) {
+	w, err := scanWebhook(q.queryRow(ctx, `SELECT `+webhookColumns+` FROM webhooks WHERE id = ?`, id))
+	if err != nil {
+		return nil, fmt.Errorf("store: webhook %s: %w", id, classify(err))
+	}
+	return w, nil
+}
+
+// ListWebhooks returns the organization's webhooks, oldest first, of one
+// status when status is not empty.
+func (q *Queries) ListWebhooks(ctx context.Context, orgID, status string) ([]*carteiro.Webhook, error) {
+	if status != "" {
+		return scanWebhooks(q.query(ctx, `SELECT `+webhookColumns+` FROM webhooks WHERE org_id = ? AND status = ? ORDER BY created_at, id`, orgID, status))
+	}
+	return scanWebhooks(q.query(ctx, `SELECT `+webhookColumns+` FROM webhooks WHERE org_id = ? ORDER BY created_at, id`, orgID))
+}
+
+// DeleteWebhook removes a webhook and its deliveries for good.
+func (q *Queries) DeleteWebhook(ctx context.Context, orgID, id string) error {
+	if _, err := q.exec(ctx, `DELETE FROM webhook_deliveries WHERE webhook_id = ? AND org_id = ?`, id, orgID); err != nil {
+		return fmt.Errorf("store: delete webhook deliveries: %w", classify(err))
+	}
+	n, err := q.exec(ctx, `DELETE FROM webhooks WHERE id = ? AND org_id = ?`, id, orgID)
+	if err != nil {
+		return fmt.Errorf("store: delete webhook %s: %w", id, classify(err))
+	}
+	if n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+const deliveryColumns = `id, webhook_id, org_id, email_event_id, event_type, payload, response_status, response_body, attempts, last_error, status, next_run_at, created_at`
+
+func scanDelivery(r row) (*carteiro.WebhookDelivery, error) {
+	var d carteiro.WebhookDelivery
+	var eventID, body, lastErr *string
+	var payload string
+	var status *int64
+	var next, created int64
+	if err := r.Scan(&d.ID, &d.WebhookID, &d.OrgID, &eventID, &d.EventType, &payload, &status, &body, &d.Attempts, &lastErr,
+		&d.Status, &next, &created); err != nil {
+		return nil, err
+	}
+	d.EmailEventID, d.ResponseBody, d.LastError, d.Payload = deref(eventID), deref(body), deref(lastErr), []byte(payload)
+	if status != nil {
+		d.ResponseStatus = int(*status)
+	}
+	d.NextRunAt, d.CreatedAt = fromMicros(next), fromMicros(created)
+	return &d, nil
+}
+
+// InsertDelivery stores a new webhook delivery.
+func (q *Queries) InsertDelivery(ctx context.Context, d *carteiro.WebhookDelivery) error {
+	_, err := q.exec(ctx, `INSERT INTO webhook_deliveries (`+deliveryColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		d.ID, d.WebhookID, d.OrgID, nullString(d.EmailEventID), d.EventType, string(d.Payload), nil, nil, d.Attempts, nil,
+		string(d.Status), micros(d.NextRunAt), micros(d.CreatedAt))
+	if err != nil {
+		return fmt.Errorf("store: insert delivery: %w", classify(err))
+	}
+	return nil
+}
+
+// UpdateDelivery records an attempt's outcome.
+func (q *Queries) UpdateDelivery(ctx context.Context, d *carteiro.WebhookDelivery) error {
+	var status *int
+	if d.ResponseStatus != 0 {
+		status = &d.ResponseStatus
+	}
+	_, err := q.exec(ctx, `UPDATE webhook_deliveries SET response_status = ?, response_body = ?, attempts = ?, last_error = ?,
+		status = ?, next_run_at = ? WHERE id = ?`, status, nullString(d.ResponseBody), d.Attempts, nullString(d.LastError),
+		string(d.Status), micros(d.NextRunAt), d.ID)
+	if err != nil {
+		return fmt.Errorf("store: update delivery %s: %w", d.ID, classify(err))
+	}
+	return nil
+}
+
+// Delivery returns one delivery (workers).
+func (q *Queries) Delivery(ctx context.Context, id string) (*carteiro.WebhookDelivery, error) {
+	d, err := scanDelivery(q.queryRow(ctx, `SELECT `+deliveryColumns+` FROM webhook_deliveries WHERE id = ?`, id))
+	if err != nil {
+		return nil, fmt.Errorf("store: delivery %s: %w", id, classify(err))
+	}
+	return d, nil
+}
+
+// DeliveryFilter selects GET /webhooks/:id/deliveries.
+type DeliveryFilter struct {
+	WebhookID, EventType, Status string
+	From, To                     *time.Time
+	Limit                        int
+}
+
+// ListDeliveries returns a webhook's deliveries, newest first.
+func (q *Queries) ListDeliveries(ctx context.Context, f DeliveryFilter) ([]*carteiro.WebhookDelivery, error) {
+	query := `SELECT ` + deliveryColumns + ` FROM webhook_deliveries WHERE webhook_id = ?`
+	args := []any{f.WebhookID}
+	if f.EventType != "" {
+		query += ` AND event_type = ?`
+		args = append(args, f.EventType)
+	}
+	if f.Status != "" {
+		query += ` AND status = ?`
+		args = append(args, f.Status)
+	}
+	if f.From != nil {
+		query += ` AND created_at >= ?`
+		args = append(args, micros(*f.From))
+	}
+	if f.To != nil {
+		query += ` AND created_at < ?`
+		args = append(args, micros(*f.To))
+	}
+	query += ` ORDER BY created_at DESC, id DESC LIMIT ?`
+	args = append(args, f.Limit)
+	rs, err := q.query(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: list deliveries: %w", classify(err))
+	}
+	defer rs.Close()
+	var out []*carteiro.WebhookDelivery
+	for rs.Next() {
+		d, err := scanDelivery(rs)
+		if err != nil {
+			return nil, fmt.Errorf("store: list deliveries: %w", classify(err))
+		}
+		out = append(out, d)
+	}
+	return out, rs.Err()
+}
+
+// PendingDeliveryIDs lists a webhook's deliveries still waiting (D50: a
+// paused webhook's deliveries wait for it to be active again).
+func (q *Queries) PendingDeliveryIDs(ctx context.Context, webhookID string) ([]string, error) {
+	rs, err := q.query(ctx, `SELECT id FROM webhook_deliveries WHERE webhook_id = ? AND status IN ('pending', 'failed') ORDER BY created_at, id`, webhookID)
+	if err != nil {
+		return nil, fmt.Errorf("store: pending deliveries: %w", classify(err))
+	}
+	defer rs.Close()
+	var out []string
+	for rs.Next() {
+		var id string
+		if err := rs.Scan(&id); err != nil {
+			return nil, fmt.Errorf("store: pending deliveries: %w", classify(err))
+		}
+		out = append(out, id)
+	}
+	return out, rs.Err()
+}
+
+// UpdateWebhookHealth stores the failure tracking and status a delivery
+// attempt changed, without touching fields an API call may be changing.
+func (q *Queries) UpdateWebhookHealth(ctx context.Context, w *carteiro.Webhook) error {
+	_, err := q.exec(ctx, `UPDATE webhooks SET status = CASE WHEN status = 'active' THEN ? ELSE status END,
+		failing_since = ?, failed_attempts = ? WHERE id = ?`, string(w.Status), microsPtr(w.FailingSince), w.FailedAttempts, w.ID)
+	if err != nil {
+		return fmt.Errorf("store: update webhook %s: %w", w.ID, classify(err))
+	}
+	return nil
+}
