@@ -88,24 +88,42 @@ type RecordCheck struct {
 // DomainChecks holds one check per record kind (D32).
 type DomainChecks map[string]RecordCheck
 
-// RequiredPass reports whether every required record of records passed.
-func (c DomainChecks) RequiredPass(records []DNSRecord) bool {
+// Outcome sums the required records' checks: pass when all passed, fail
+// when one failed, pending when DNS could not tell (a temporary error).
+func (c DomainChecks) Outcome(records []DNSRecord) CheckStatus {
+	out := CheckPass
 	for _, r := range records {
-		if r.Required && c[r.Record].Status != CheckPass {
-			return false
+		if !r.Required {
+			continue
+		}
+		switch c[r.Record].Status {
+		case CheckPass:
+		case CheckPending:
+			out = CheckPending
+		default:
+			return CheckFail
 		}
 	}
-	return true
+	return out
+}
+
+// RequiredPass reports whether every required record of records passed.
+func (c DomainChecks) RequiredPass(records []DNSRecord) bool {
+	return c.Outcome(records) == CheckPass
 }
 
 // ApplyCheck moves d to the status a DNS check at now implies (D32):
-// verified when every required record passes; otherwise a verified domain
-// whose records are gone fails at once, and a pending one fails when it is
-// older than UnverifiedDeadline.
-func (d *Domain) ApplyCheck(passed bool, now time.Time) {
+// verified when every required record passes; a verified domain whose
+// records are gone fails at once, but a resolver that could not answer
+// changes nothing; a pending domain fails when it is older than
+// UnverifiedDeadline.
+func (d *Domain) ApplyCheck(outcome CheckStatus, now time.Time) {
 	t := now
 	d.LastCheckAt = &t
+	passed := outcome == CheckPass
 	switch {
+	case outcome == CheckPending && d.Status == DomainVerified:
+		// A temporary DNS failure is no evidence the records are gone.
 	case passed:
 		if d.Status != DomainVerified {
 			d.VerifiedAt = &t

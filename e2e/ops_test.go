@@ -61,7 +61,9 @@ func TestReadyzFailsWhenDatabaseIsGone(t *testing.T) {
 	ts := testserver.StartServer(t, testserver.SQLite, nil)
 	testserver.Expect(t, ts.Do(t, testserver.Request{Method: "GET", Path: "/readyz"}), 200, "")
 	// Closing the store's connections is what an unreachable database looks
-	// like to the process.
+	// like to the process (the queue is stopped first: its retries on a
+	// closed database would only fill the log).
+	testserver.Must(t, ts.Queue.Stop(t.Context()) == nil, "stop queue")
 	testserver.Must(t, ts.Store.Close() == nil, "close store")
 	r := ts.Do(t, testserver.Request{Method: "GET", Path: "/readyz"})
 	testserver.Expect(t, r, http.StatusServiceUnavailable, "SERVICE_UNAVAILABLE")

@@ -118,3 +118,16 @@ func pingRedis() error {
 	}
 	return c.Close()
 }
+
+// TestRedisOutageStillLimits: with the shared limiter unreachable, this
+// process limits alone and every response still carries the headers.
+func TestRedisOutageStillLimits(t *testing.T) {
+	t.Parallel()
+	ts := testserver.StartServer(t, testserver.SQLite, map[string]string{"CARTEIRO_REDIS_URL": "redis://127.0.0.1:1/0", "CARTEIRO_RATE_LIMIT_KEY": "1,2"})
+	for i := 0; i < 2; i++ {
+		r := ts.Do(t, testserver.Request{Method: "GET", Path: "/v1/product/domains", Key: ts.LiveKey})
+		testserver.Expect(t, r, http.StatusOK, "")
+		rateHeaders(t, r)
+	}
+	testserver.Expect(t, ts.Do(t, testserver.Request{Method: "GET", Path: "/v1/product/domains", Key: ts.LiveKey}), 429, "RATE_LIMIT_EXCEEDED")
+}

@@ -99,3 +99,19 @@ func waitLastCheck(t *testing.T, ts *testserver.TestServer, id string, at time.T
 	}
 	t.Fatalf("domain %s was not re-checked", id)
 }
+
+// TestDNSOutageKeepsDomainVerified: a resolver that cannot answer is no
+// evidence that the records are gone.
+func TestDNSOutageKeepsDomainVerified(t *testing.T) {
+	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
+		ts := testserver.StartServer(t, b, nil)
+		d := createDomain(t, ts, ts.LiveKey, "flaky-dns.example")
+		publish(ts, d)
+		testserver.Must(t, verify(t, ts, ts.LiveKey, d.ID).Status == "verified", "not verified")
+		for _, rec := range d.Records {
+			ts.DNS.SetFailure(rec.Host, 2) // SERVFAIL
+		}
+		v := verify(t, ts, ts.LiveKey, d.ID)
+		testserver.Must(t, v.Status == "verified" && v.Checks["dkim"].Status == "pending", "after a DNS outage: %+v", v)
+	})
+}

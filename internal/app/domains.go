@@ -123,7 +123,7 @@ func (a *App) VerifyDomain(ctx context.Context, p *Principal, id string) (*Verif
 func (a *App) checkDomain(ctx context.Context, d *carteiro.Domain) (*Verification, error) {
 	records := d.Records(a.cfg.BounceHost)
 	checks := a.dns.Check(ctx, records)
-	d.ApplyCheck(checks.RequiredPass(records), a.clock.Now())
+	d.ApplyCheck(checks.Outcome(records), a.clock.Now())
 	if err := a.store.UpdateDomainCheck(ctx, d); err != nil {
 		return nil, storeErr(err)
 	}

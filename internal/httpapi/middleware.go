@@ -123,7 +123,6 @@ func (s *Server) authenticate(r *http.Request) (*app.Principal, error) {
 func (s *Server) limit(w http.ResponseWriter, r *http.Request, key string, rule ratelimit.Rule, prev *ratelimit.Result) bool {
 	res, err := s.Limiter.Allow(r.Context(), key, rule)
 	if err != nil {
-		// A limiter outage (Redis down) must not take the API down with it.
 		s.logger.WarnContext(r.Context(), "rate limiter unavailable; request allowed", "err", err)
 		return true
 	}

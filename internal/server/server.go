@@ -147,7 +147,10 @@ func (s *Server) build(ctx context.Context, o Options) error {
 			return fmt.Errorf("CARTEIRO_REDIS_URL: %w", err)
 		}
 		s.redis = redis.NewClient(ropts)
-		limiter = ratelimit.NewRedis(s.redis)
+		limiter = &ratelimit.Fallback{Primary: ratelimit.NewRedis(s.redis), Secondary: limiter, Clock: o.Clock, Cooldown: 5 * time.Second,
+			OnFailure: func(err error) {
+				o.Logger.Warn("shared rate limiter unavailable; limiting in this process for 5 s", "err", err)
+			}}
 	}
 	openapi, err := docs.OpenAPIJSON()
 	if err != nil {
