@@ -238,3 +238,26 @@ func WebhookType(t EventType) string {
 	}
 	return ""
 }
+
+// Suppression blocks mail to an address (2.10, D44 to D46).
+type Suppression struct {
+	ID        string
+	OrgID     string
+	Email     string
+	Reason    string // manual, bounce, isp_block, mailbox_not_found, complaint, unsubscribe
+	Source    string // manual or auto
+	Category  string // all or marketing (D45)
+	Status    string // active, expired, inactive
+	ExpiresAt *time.Time
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// EffectiveStatus is the status at now: an active suppression past its
+// expiresAt is expired (D46), whether or not a sweep has written it yet.
+func (s *Suppression) EffectiveStatus(now time.Time) string {
+	if s.Status == "active" && s.ExpiresAt != nil && !now.Before(*s.ExpiresAt) {
+		return "expired"
+	}
+	return s.Status
+}

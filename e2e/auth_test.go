@@ -71,6 +71,9 @@ func TestOrganizationsAreIsolated(t *testing.T) {
 		r := ts.Do(t, testserver.Request{Method: "POST", Path: "/v1/product/senders", Key: ts.LiveKey, Body: map[string]string{"email": "me@gmail.example"}})
 		testserver.Expect(t, r, 201, "")
 		sender := r.JSON(t)
+		r = ts.Do(t, testserver.Request{Method: "POST", Path: "/v1/product/suppressions", Key: ts.LiveKey, Body: map[string]string{"email": "blocked@y.example"}})
+		testserver.Expect(t, r, 201, "")
+		suppression := r.JSON(t)["id"].(string)
 		ts.DNS.SetA("hooks.first.example", "93.184.215.14") // a public address (D51)
 		r = ts.Do(t, testserver.Request{Method: "POST", Path: "/v1/product/webhooks", Key: ts.LiveKey,
 			Body: map[string]any{"url": "https://hooks.first.example/in", "events": []string{"email.sent"}}})
@@ -79,22 +82,26 @@ func TestOrganizationsAreIsolated(t *testing.T) {
 
 		// How to name an object of the first organization for each route.
 		idFor := map[string]string{
-			"GET /v1/product/domains/{id}":                 d.ID,
-			"POST /v1/product/domains/{id}/verify":         d.ID,
-			"DELETE /v1/product/domains/{id}":              d.ID,
-			"GET /v1/product/domains/{id}/warmup":          d.ID,
-			"GET /v1/product/emails/{id}":                  email.ID,
-			"GET /v1/product/emails/{id}/events":           email.ID,
-			"POST /v1/product/emails/{id}/cancel":          email.ID,
-			"POST /v1/product/emails/{id}/resend":          email.ID,
-			"DELETE /v1/product/senders/{id}":              sender["id"].(string),
-			"GET /v1/product/webhooks/{id}":                hook,
-			"PUT /v1/product/webhooks/{id}":                hook,
-			"PATCH /v1/product/webhooks/{id}":              hook,
-			"DELETE /v1/product/webhooks/{id}":             hook,
-			"GET /v1/product/webhooks/{id}/deliveries":     hook,
-			"POST /v1/product/webhooks/{id}/test":          hook,
-			"POST /v1/product/webhooks/{id}/rotate-secret": hook,
+			"GET /v1/product/domains/{id}":                  d.ID,
+			"POST /v1/product/domains/{id}/verify":          d.ID,
+			"DELETE /v1/product/domains/{id}":               d.ID,
+			"GET /v1/product/domains/{id}/warmup":           d.ID,
+			"GET /v1/product/emails/{id}":                   email.ID,
+			"GET /v1/product/emails/{id}/events":            email.ID,
+			"POST /v1/product/emails/{id}/cancel":           email.ID,
+			"POST /v1/product/emails/{id}/resend":           email.ID,
+			"DELETE /v1/product/senders/{id}":               sender["id"].(string),
+			"POST /v1/product/domains/{id}/health":          d.ID,
+			"GET /v1/product/suppressions/{id}":             suppression,
+			"DELETE /v1/product/suppressions/{id}":          suppression,
+			"POST /v1/product/suppressions/{id}/reactivate": suppression,
+			"GET /v1/product/webhooks/{id}":                 hook,
+			"PUT /v1/product/webhooks/{id}":                 hook,
+			"PATCH /v1/product/webhooks/{id}":               hook,
+			"DELETE /v1/product/webhooks/{id}":              hook,
+			"GET /v1/product/webhooks/{id}/deliveries":      hook,
+			"POST /v1/product/webhooks/{id}/test":           hook,
+			"POST /v1/product/webhooks/{id}/rotate-secret":  hook,
 		}
 		// Routes without an id: what the other organization must not see.
 		notListed := func(id string) func(t *testing.T, r *testserver.Response) {
@@ -104,11 +111,12 @@ func TestOrganizationsAreIsolated(t *testing.T) {
 			}
 		}
 		listed := map[string]func(t *testing.T, r *testserver.Response){
-			"GET /v1/product/domains":     notListed(d.ID),
-			"GET /v1/product/emails":      notListed(email.ID),
-			"GET /v1/product/emails/tags": notListed("secret"),
-			"GET /v1/product/senders":     notListed(sender["id"].(string)),
-			"GET /v1/product/webhooks":    notListed(hook),
+			"GET /v1/product/domains":      notListed(d.ID),
+			"GET /v1/product/emails":       notListed(email.ID),
+			"GET /v1/product/emails/tags":  notListed("secret"),
+			"GET /v1/product/senders":      notListed(sender["id"].(string)),
+			"GET /v1/product/webhooks":     notListed(hook),
+			"GET /v1/product/suppressions": notListed(suppression),
 			"GET /v1/product/stats": func(t *testing.T, r *testserver.Response) {
 				testserver.Expect(t, r, 200, "")
 				testserver.Must(t, strings.Contains(string(r.Body), `"totals":{"sent":0,`), "another organization's stats leak: %s", r.Body)
@@ -127,6 +135,8 @@ func TestOrganizationsAreIsolated(t *testing.T) {
 			"POST /v1/product/emails": {map[string]any{"from": "a@first.example", "to": "b@y.example", "subject": "s", "text": "t"}, 403, "DOMAIN_NOT_VERIFIED"},
 			// Nor use its sender's token.
 			"POST /v1/product/senders/verify": {map[string]any{"token": sender["verificationToken"]}, 404, "NOT_FOUND"},
+			// Suppressions are per organization: the same address is free.
+			"POST /v1/product/suppressions": {map[string]any{"email": "blocked@y.example"}, 201, ""},
 			// Webhook URLs are not unique: another organization may register the same one.
 			"POST /v1/product/webhooks": {map[string]any{"url": "https://hooks.first.example/in", "events": []string{"email.sent"}}, 201, ""},
 		}

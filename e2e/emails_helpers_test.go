@@ -110,3 +110,16 @@ func waitStatus(t *testing.T, ts *testserver.TestServer, key, id string, statuse
 	t.Fatalf("email %s stayed %s, want one of %v", id, e.Status, statuses)
 	return e
 }
+
+// waitFor polls cond for up to 15 seconds.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		if cond() {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatal("condition not met in 15 s")
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/carteiro/carteiro"
 	"github.com/carteiro/carteiro/internal/dnscheck"
+	"github.com/carteiro/carteiro/internal/health"
 	"github.com/carteiro/carteiro/internal/mta"
 	"github.com/carteiro/carteiro/internal/secrets"
 	"github.com/carteiro/carteiro/internal/store"
@@ -65,6 +66,10 @@ type Config struct {
 	PublicURL string
 	// Tracking turns on open and click tracking of HTML email (D53).
 	Tracking bool
+	// Blocklists are the DNSBLs asked about the sending IPs and domains (D33).
+	Blocklists []health.List
+	// SendingIPs are the addresses mail leaves from, for blocklist checks.
+	SendingIPs []string
 	// WebhookAllowPrivate relaxes D51 for tests and private deployments.
 	WebhookAllowPrivate bool
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/carteiro/carteiro"
+	"github.com/carteiro/carteiro/internal/bounce"
 	"github.com/carteiro/carteiro/internal/dkim"
 	"github.com/carteiro/carteiro/internal/mta"
 	"github.com/carteiro/carteiro/internal/render"
@@ -67,6 +68,14 @@ func (a *App) DeliverEmail(ctx context.Context, emailID string) error {
 	}
 	if len(pending) == 0 {
 		return nil
+	}
+	if pending, err = a.dropSuppressed(ctx, e, pending); err != nil {
+		return err
+	}
+	if len(pending) == 0 {
+		// Every recipient left was suppressed: the email is skipped (D23).
+		e.Status = emailStatus(recipients)
+		return a.store.InGroupTx(ctx, func(tx *store.Tx) error { return tx.UpdateEmailProgress(ctx, e, nil) })
 	}
 
 	now := a.clock.Now()
@@ -175,6 +184,7 @@ func (a *App) recordAttempt(ctx context.Context, e *carteiro.Email, all, pending
 		events = append(events, a.event(e.ID, t, now, meta))
 	}
 	deferred := 0
+	var bounces []bounce.RecipientReport // for D46's automatic suppressions
 	for _, rcpt := range pending {
 		res, ok := byAddr[strings.ToLower(rcpt.Address)]
 		if !ok {
@@ -196,10 +206,11 @@ func (a *App) recordAttempt(ctx context.Context, e *carteiro.Email, all, pending
 				e.DeliveredAt = &now
 			}
 		case mta.ClassPermanent, mta.ClassBlock:
-			bounceType := "hard"
+			bounceType, class := "hard", bounce.ClassHard
 			if res.Class == mta.ClassBlock {
-				bounceType = "block"
+				bounceType, class = "block", bounce.ClassBlock
 			}
+			bounces = append(bounces, bounce.RecipientReport{Recipient: rcpt.Address, Status: res.Enhanced, Code: res.Code, Class: class})
 			rcpt.Status = carteiro.RecipientBounced
 			add(carteiro.EventBounced, map[string]any{"recipient": rcpt.Address, "bounceType": bounceType, "code": res.Code,
 				"enhancedCode": res.Enhanced, "diagnostic": res.Message})
@@ -244,6 +255,11 @@ func (a *App) recordAttempt(ctx context.Context, e *carteiro.Email, all, pending
 		}
 		if err := a.recordEvents(ctx, tx, e, events); err != nil {
 			return err
+		}
+		for _, b := range bounces {
+			if err := a.suppressForBounce(ctx, tx, e.OrgID, b.Recipient, b); err != nil {
+				return err
+			}
 		}
 		if err := tx.UpdateEmailProgress(ctx, e, nil); err != nil {
 			return err

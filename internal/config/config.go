@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/carteiro/carteiro/internal/health"
 	"github.com/carteiro/carteiro/internal/ratelimit"
 )
 
@@ -42,6 +43,11 @@ type Config struct {
 	SMTPTimeout time.Duration
 	// RelayPoolSize bounds the connections kept open to the relay.
 	RelayPoolSize int
+	// Blocklists are the DNSBLs of D33 (CARTEIRO_DNSBL_LISTS).
+	Blocklists []health.List
+	// SendingIPs are the IPs mail leaves from (CARTEIRO_SENDING_IPS), asked
+	// about on the IP blocklists.
+	SendingIPs []string
 	// Tracking turns open and click tracking on for HTML email (D53).
 	Tracking bool
 	// JobTimeout bounds one background job (a delivery attempt); jobs of a
@@ -104,6 +110,14 @@ func Load(lookupEnv func(string) (string, bool)) (Config, error) {
 	}
 	if c.WebhookAllowPrivate, err = parseBool(get("CARTEIRO_WEBHOOK_ALLOW_PRIVATE", "false")); err != nil {
 		errs = append(errs, fmt.Errorf("CARTEIRO_WEBHOOK_ALLOW_PRIVATE: %w", err))
+	}
+	if c.Blocklists, err = health.ParseLists(get("CARTEIRO_DNSBL_LISTS", "")); err != nil {
+		errs = append(errs, fmt.Errorf("CARTEIRO_DNSBL_LISTS: %w", err))
+	}
+	for _, ip := range strings.Split(get("CARTEIRO_SENDING_IPS", ""), ",") {
+		if ip = strings.TrimSpace(ip); ip != "" {
+			c.SendingIPs = append(c.SendingIPs, ip)
+		}
 	}
 	if c.Tracking, err = parseBool(get("CARTEIRO_TRACKING", "true")); err != nil {
 		errs = append(errs, fmt.Errorf("CARTEIRO_TRACKING: %w", err))

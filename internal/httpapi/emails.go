@@ -222,12 +222,7 @@ func (s *Server) listEmails(w http.ResponseWriter, r *http.Request) {
 	for _, e := range emails {
 		out = append(out, toEmailJSON(e))
 	}
-	var cursor *string
-	if next != nil {
-		c := next.UTC().Format("2006-01-02T15:04:05.000000Z07:00") // D27: microseconds
-		cursor = &c
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"emails": out, "nextCursor": cursor})
+	writeJSON(w, http.StatusOK, map[string]any{"emails": out, "nextCursor": cursorString(next)})
 }
 
 func (s *Server) emailTags(w http.ResponseWriter, r *http.Request) {

@@ -39,6 +39,7 @@ func (s *Server) routeTable() []Route {
 		{Method: http.MethodPost, Path: p + "/domains/{id}/verify", Auth: true, handler: s.verifyDomain},
 		{Method: http.MethodDelete, Path: p + "/domains/{id}", Auth: true, handler: s.deleteDomain, limit: deletions},
 		{Method: http.MethodGet, Path: p + "/domains/{id}/warmup", Auth: true, handler: s.domainWarmup},
+		{Method: http.MethodPost, Path: p + "/domains/{id}/health", Auth: true, handler: s.domainHealth},
 
 		{Method: http.MethodPost, Path: p + "/emails", Auth: true, handler: s.sendEmail},
 		{Method: http.MethodPost, Path: p + "/emails/batch", Auth: true, handler: s.sendBatch},
@@ -65,5 +66,11 @@ func (s *Server) routeTable() []Route {
 		{Method: http.MethodPost, Path: p + "/webhooks/{id}/rotate-secret", Auth: true, handler: s.rotateWebhookSecret},
 
 		{Method: http.MethodGet, Path: p + "/stats", Auth: true, handler: s.stats},
+
+		{Method: http.MethodGet, Path: p + "/suppressions", Auth: true, handler: s.listSuppressions},
+		{Method: http.MethodPost, Path: p + "/suppressions", Auth: true, handler: s.createSuppression},
+		{Method: http.MethodGet, Path: p + "/suppressions/{id}", Auth: true, handler: s.getSuppression},
+		{Method: http.MethodDelete, Path: p + "/suppressions/{id}", Auth: true, handler: s.deleteSuppression},
+		{Method: http.MethodPost, Path: p + "/suppressions/{id}/reactivate", Auth: true, handler: s.reactivateSuppression},
 	}
 }

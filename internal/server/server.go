@@ -24,6 +24,7 @@ import (
 	"github.com/carteiro/carteiro/internal/dnscheck"
 	"github.com/carteiro/carteiro/internal/httpapi"
 	"github.com/carteiro/carteiro/internal/i18n"
+	"github.com/carteiro/carteiro/internal/inbound"
 	"github.com/carteiro/carteiro/internal/mta"
 	"github.com/carteiro/carteiro/internal/queue"
 	"github.com/carteiro/carteiro/internal/ratelimit"
@@ -65,6 +66,7 @@ type Server struct {
 	http      *http.Server
 	redis     *redis.Client
 	transport mta.Transport
+	inbound   *inbound.Server
 	served    chan struct{}
 	serveErr  error
 }
@@ -131,6 +133,7 @@ func (s *Server) build(ctx context.Context, o Options) error {
 		Transport: s.transport, Hooks: hooks,
 	}, app.Config{
 		Tracking: o.Config.Tracking, WebhookAllowPrivate: o.Config.WebhookAllowPrivate,
+		Blocklists: o.Config.Blocklists, SendingIPs: o.Config.SendingIPs,
 		BounceHost: o.Config.BounceHost, DKIMSelector: o.Config.DKIMSelector, Warmup: o.Config.WarmupEnabled(),
 		AcceptIsDelivery: o.Config.Delivery == "direct" || o.Config.RelayAcceptIsDelivery,
 		SystemFrom:       systemFrom, PublicURL: o.Config.PublicURL,
@@ -163,6 +166,14 @@ func (s *Server) build(ctx context.Context, o Options) error {
 		Metrics: httpapi.NewMetrics(s.Store.JobCounts), Ready: s.Store.Ping, OpenAPI: openapi,
 		Limits: limits, MetricsToken: o.Config.MetricsToken,
 	})
+	if o.Config.InboundAddr != "" && o.Role != RoleAPI {
+		// D55: bounces and complaints come back here (D1: workers' role).
+		if s.inbound, err = inbound.Listen(inbound.Options{Addr: o.Config.InboundAddr, Hostname: o.Config.BounceHost,
+			Logger: o.Logger, Clock: o.Clock}, s.App); err != nil {
+			return fmt.Errorf("inbound SMTP listener: %w", err)
+		}
+		o.Logger.Info("inbound SMTP listening", "addr", s.inbound.Addr())
+	}
 	qopts := queue.Options{Work: o.Role != RoleAPI, Workers: 20, PollInterval: o.QueuePollInterval, SweepInterval: o.SweepInterval,
 		JobTimeout: o.Config.JobTimeout}
 	if _, real := o.Clock.(carteiro.SystemClock); !real {
@@ -208,6 +219,14 @@ func (s *Server) Listen(addr string) error {
 	return nil
 }
 
+// InboundAddr is the inbound SMTP listener's address, or "" when off.
+func (s *Server) InboundAddr() string {
+	if s.inbound == nil {
+		return ""
+	}
+	return s.inbound.Addr()
+}
+
 // Addr is the address the HTTP server listens on.
 func (s *Server) Addr() string { return s.listener.Addr().String() }
 
@@ -227,6 +246,11 @@ func (s *Server) Shutdown(ctx context.Context) error {
 			errs = append(errs, fmt.Errorf("http shutdown: %w", err))
 		}
 		<-s.served
+	}
+	if s.inbound != nil {
+		if err := s.inbound.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("inbound close: %w", err))
+		}
 	}
 	if s.Queue != nil {
 		if err := s.Queue.Stop(ctx); err != nil {

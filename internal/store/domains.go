@@ -125,3 +125,13 @@ func (q *Queries) DomainsDue(ctx context.Context, staleBefore, checkBefore time.
 			(status = 'verified' AND (last_check_at IS NULL OR last_check_at <= ?)))
 		ORDER BY created_at, id LIMIT ?`, micros(staleBefore), micros(checkBefore), limit))
 }
+
+// DomainNameRegistered reports whether any organization has a live domain
+// with that name (the inbound listener accepts bounces.<name>, D55).
+func (q *Queries) DomainNameRegistered(ctx context.Context, name string) (bool, error) {
+	var n int
+	if err := q.queryRow(ctx, `SELECT COUNT(*) FROM domains WHERE name = ? AND deleted_at IS NULL`, name).Scan(&n); err != nil {
+		return false, fmt.Errorf("store: domain name %s: %w", name, classify(err))
+	}
+	return n > 0, nil
+}

@@ -30,30 +30,14 @@ type EmailFilter struct {
 // larger than the limit, holds the whole group.
 func (q *Queries) ListEmails(ctx context.Context, f EmailFilter) ([]*carteiro.Email, *time.Time, error) {
 	where, args := f.where()
-	page, err := q.listEmails(ctx, where, args, f.Limit+1)
+	rows, err := q.listEmails(ctx, where, args, f.Limit+1)
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(page) <= f.Limit {
-		return page, nil, nil
-	}
-	boundary := page[f.Limit].CreatedAt
-	page = page[:f.Limit]
-	cut := len(page)
-	for cut > 0 && page[cut-1].CreatedAt.Equal(boundary) {
-		cut--
-	}
-	if cut == 0 {
-		// One createdAt holds more than a page: return the whole group.
-		page, err = q.listEmails(ctx, where+" AND created_at = ?", append(args, micros(boundary)), -1)
-		if err != nil {
-			return nil, nil, err
-		}
-	} else {
-		page = page[:cut]
-	}
-	next := page[len(page)-1].CreatedAt
-	return page, &next, nil
+	return cutPage(rows, f.Limit, func(e *carteiro.Email) time.Time { return e.CreatedAt },
+		func(at time.Time) ([]*carteiro.Email, error) {
+			return q.listEmails(ctx, where+" AND created_at = ?", append(args, micros(at)), -1)
+		})
 }
 
 func (q *Queries) listEmails(ctx context.Context, where string, args []any, limit int) ([]*carteiro.Email, error) {

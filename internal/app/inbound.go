@@ -1,0 +1,179 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/carteiro/carteiro"
+	"github.com/carteiro/carteiro/internal/bounce"
+	"github.com/carteiro/carteiro/internal/store"
+)
+
+// AcceptsDomain tells the inbound listener which recipient domains are
+// ours: the bounce host and bounces.<a registered domain> (D31, D55).
+func (a *App) AcceptsDomain(ctx context.Context, domain string) bool {
+	domain = strings.ToLower(strings.TrimSuffix(domain, "."))
+	if domain == strings.ToLower(a.cfg.BounceHost) {
+		return true
+	}
+	name, ok := strings.CutPrefix(domain, "bounces.")
+	if !ok {
+		return false
+	}
+	found, err := a.store.DomainNameRegistered(ctx, name)
+	if err != nil {
+		a.logger.ErrorContext(ctx, "inbound: domain lookup", "domain", domain, "err", err)
+	}
+	return found
+}
+
+// Deliver takes one message received by the inbound listener.
+func (a *App) Deliver(ctx context.Context, from string, to []string, raw []byte) error {
+	return a.ProcessInbound(ctx, to, raw)
+}
+
+// ProcessInbound reads a bounce or complaint that came back (D55): it is
+// matched to the email through the signed VERP token of the recipient
+// address, else the original Message-ID or envelope id, and recorded as
+// bounced, delayed, delivered or complained, with the timeline events, the
+// webhooks and the automatic suppressions of D46, in one transaction.
+// Anything that matches nothing is logged and dropped.
+func (a *App) ProcessInbound(ctx context.Context, rcpts []string, raw []byte) error {
+	rep, err := bounce.Parse(raw)
+	if errors.Is(err, bounce.ErrNotABounce) {
+		a.logger.InfoContext(ctx, "inbound: not a bounce or complaint; dropped", "rcpts", rcpts, "bytes", len(raw))
+		return nil
+	}
+	if err != nil {
+		a.logger.WarnContext(ctx, "inbound: unreadable message; dropped", "err", err)
+		return nil
+	}
+	e := a.matchEmail(ctx, rcpts, rep)
+	if e == nil {
+		a.logger.InfoContext(ctx, "inbound: matches no email; dropped", "kind", rep.Kind, "messageId", rep.OriginalMessageID)
+		return nil
+	}
+	recipients, err := a.store.Recipients(ctx, e.ID)
+	if err != nil {
+		return err
+	}
+	return a.store.InGroupTx(ctx, func(tx *store.Tx) error { return a.applyReport(ctx, tx, e, recipients, rep) })
+}
+
+// matchEmail finds the email a report is about.
+func (a *App) matchEmail(ctx context.Context, rcpts []string, rep *bounce.Report) *carteiro.Email {
+	var candidates []string
+	for _, rcpt := range rcpts {
+		local, _, _ := strings.Cut(rcpt, "@")
+		if token, ok := strings.CutPrefix(local, "bounces+"); ok {
+			if id, ok := a.box.Verify("bounce", token); ok {
+				candidates = append(candidates, string(id))
+			}
+		}
+	}
+	if id, _, ok := strings.Cut(rep.OriginalMessageID, "@"); ok {
+		candidates = append(candidates, id)
+	}
+	if rep.OriginalEnvelopeID != "" {
+		candidates = append(candidates, rep.OriginalEnvelopeID)
+	}
+	for _, id := range candidates {
+		e, err := a.store.EmailByID(ctx, id)
+		if err == nil && !e.Sandbox {
+			return e
+		}
+	}
+	return nil
+}
+
+func (a *App) applyReport(ctx context.Context, tx *store.Tx, e *carteiro.Email, recipients []*carteiro.Recipient, rep *bounce.Report) error {
+	now := a.clock.Now()
+	var events []*carteiro.EmailEvent
+	add := func(t carteiro.EventType, meta map[string]any) { events = append(events, a.event(e.ID, t, now, meta)) }
+	var changed []*carteiro.Recipient
+	for _, rr := range rep.Recipients {
+		rcpt := findRecipient(recipients, rr.Recipient)
+		if rcpt == nil {
+			continue
+		}
+		address := rcpt.Address
+		switch rr.Class {
+		case bounce.ClassHard, bounce.ClassSoft, bounce.ClassBlock:
+			if rcpt.Status == carteiro.RecipientBounced {
+				continue // the same report twice
+			}
+			bounceType := map[bounce.Class]string{bounce.ClassHard: "hard", bounce.ClassSoft: "soft", bounce.ClassBlock: "block"}[rr.Class]
+			rcpt.Status, rcpt.LastCode, rcpt.LastEnhanced, rcpt.LastMessage, rcpt.UpdatedAt = carteiro.RecipientBounced, rr.Code, rr.Status, rr.Diagnostic, now
+			changed = append(changed, rcpt)
+			add(carteiro.EventBounced, map[string]any{"recipient": address, "bounceType": bounceType, "code": rr.Code,
+				"enhancedCode": rr.Status, "diagnostic": rr.Diagnostic})
+			e.BouncedAt, e.LastError = &now, strings.TrimSpace(rr.Status+" "+rr.Diagnostic)
+			if err := a.suppressForBounce(ctx, tx, e.OrgID, address, rr); err != nil {
+				return err
+			}
+		case bounce.ClassDelayed:
+			add(carteiro.EventDeliveryDelayed, map[string]any{"recipient": address, "code": rr.Code, "enhancedCode": rr.Status,
+				"diagnostic": rr.Diagnostic})
+		case bounce.ClassDelivered:
+			if rcpt.Status != carteiro.RecipientSent {
+				continue
+			}
+			rcpt.Status, rcpt.UpdatedAt = carteiro.RecipientDelivered, now
+			changed = append(changed, rcpt)
+			add(carteiro.EventDelivered, map[string]any{"recipient": address})
+			e.DeliveredAt = &now
+		case bounce.ClassComplaint:
+			add(carteiro.EventComplained, map[string]any{"recipient": address, "feedbackType": rep.FeedbackType})
+			e.ComplainedAt = &now
+			if err := a.autoSuppress(ctx, tx, e.OrgID, address, "complaint", CategoryAll, nil); err != nil {
+				return err
+			}
+		}
+	}
+	if len(events) == 0 {
+		return nil
+	}
+	for _, r := range changed {
+		if err := tx.UpdateRecipient(ctx, r); err != nil {
+			return err
+		}
+	}
+	if e.Status != carteiro.EmailCancelled {
+		e.Status = emailStatus(recipients)
+	}
+	if err := a.recordEvents(ctx, tx, e, events); err != nil {
+		return err
+	}
+	return tx.UpdateEmailProgress(ctx, e, nil)
+}
+
+// suppressForBounce applies D46: 5.1.x → mailbox_not_found, a block
+// (5.7.x) → isp_block for 7 days, other hard bounces → bounce; soft
+// bounces suppress nothing.
+func (a *App) suppressForBounce(ctx context.Context, tx *store.Tx, orgID, address string, rr bounce.RecipientReport) error {
+	switch {
+	case rr.Class == bounce.ClassBlock:
+		expires := a.clock.Now().Add(ispBlockExpiry)
+		return a.autoSuppress(ctx, tx, orgID, address, "isp_block", CategoryAll, &expires)
+	case rr.Class == bounce.ClassHard && strings.HasPrefix(rr.Status, "5.1."):
+		return a.autoSuppress(ctx, tx, orgID, address, "mailbox_not_found", CategoryAll, nil)
+	case rr.Class == bounce.ClassHard:
+		return a.autoSuppress(ctx, tx, orgID, address, "bounce", CategoryAll, nil)
+	}
+	return nil
+}
+
+// findRecipient matches a reported address to the email's recipient; a
+// report naming no known address falls to a lone recipient.
+func findRecipient(rs []*carteiro.Recipient, address string) *carteiro.Recipient {
+	for _, r := range rs {
+		if strings.EqualFold(r.Address, address) {
+			return r
+		}
+	}
+	if len(rs) == 1 && address == "" {
+		return rs[0]
+	}
+	return nil
+}

@@ -1,0 +1,61 @@
+package bounce
+
+import "strings"
+
+// parseDSN reads a message/delivery-status part (RFC 3464 section 2): a
+// per-message block, then one block per recipient. Blocks are told apart
+// by their fields rather than their position, since some generators omit
+// the per-message block or put recipient fields into it.
+func parseDSN(status *part) (recipients []RecipientReport, envelopeID string) {
+	for _, block := range parseBlocks(status.body) {
+		final := block.get("final-recipient")
+		original := block.get("original-recipient")
+		if final == "" && original == "" {
+			if envelopeID == "" {
+				envelopeID = decodeXtext(strings.TrimSpace(block.get("original-envelope-id")))
+			}
+			continue
+		}
+		if len(recipients) >= maxRecipients {
+			break
+		}
+		recipients = append(recipients, dsnRecipient(block, final, original))
+	}
+	return recipients, envelopeID
+}
+
+// dsnRecipient builds the report of one per-recipient block.
+func dsnRecipient(block header, final, original string) RecipientReport {
+	r := RecipientReport{
+		Recipient:         typedAddress(final, false),
+		OriginalRecipient: typedAddress(original, true),
+		Action:            strings.ToLower(strings.TrimSpace(block.get("action"))),
+		Status:            findEnhancedCode(block.get("status")),
+	}
+	if r.Recipient == "" {
+		r.Recipient = r.OriginalRecipient
+	}
+	diagnostic := block.get("diagnostic-code")
+	if diagnostic != "" {
+		r.Diagnostic = cleanDiagnostic(withoutDiagnosticType(diagnostic))
+		if reply, ok := findReply(r.Diagnostic); ok {
+			r.Code = reply.code
+			if r.Status == "" {
+				r.Status = reply.status
+			}
+		}
+	}
+	r.Class = Classify(r.Status, r.Action, r.Diagnostic)
+	return r
+}
+
+// withoutDiagnosticType removes the diagnostic type ("smtp;",
+// "X-Postfix;") that starts a Diagnostic-Code value.
+func withoutDiagnosticType(v string) string {
+	v = strings.TrimSpace(v)
+	semi := strings.IndexByte(v, ';')
+	if semi > 0 && semi <= 32 && !strings.ContainsAny(v[:semi], " \t") {
+		return strings.TrimSpace(v[semi+1:])
+	}
+	return v
+}
