@@ -69,15 +69,13 @@ func (a *App) DeliverEmail(ctx context.Context, emailID string) error {
 	if len(pending) == 0 {
 		return nil
 	}
-	if pending, err = a.dropSuppressed(ctx, e, pending); err != nil {
-		return err
-	}
-	if len(pending) == 0 {
-		// Every recipient left was suppressed: the email is skipped (D23).
-		e.Status = emailStatus(recipients)
-		return a.store.InGroupTx(ctx, func(tx *store.Tx) error { return tx.UpdateEmailProgress(ctx, e, nil) })
-	}
 
+	data, err := a.message(ctx, e)
+	if err != nil {
+		// Nothing can be sent (for example the domain's key is gone): the
+		// email fails for every pending recipient, no retry.
+		return a.failAll(ctx, e, pending, err.Error())
+	}
 	now := a.clock.Now()
 	e.Attempts++
 	e.Status = carteiro.EmailProcessing
@@ -91,18 +89,34 @@ func (a *App) DeliverEmail(ctx context.Context, emailID string) error {
 		return err
 	}
 
-	data, err := a.message(ctx, e)
+	// From the suppression check to the end of the SMTP conversation the
+	// delivery gate is held, so no suppression of these addresses commits
+	// in between: nobody receives mail after their suppression committed.
+	addrs := make([]string, len(pending))
+	for i, r := range pending {
+		addrs[i] = r.Address
+	}
+	gate, err := a.store.HoldForDelivery(ctx, e.OrgID, addrs)
 	if err != nil {
-		// Nothing can be sent (for example the domain's key is gone): the
-		// email fails for every pending recipient, no retry.
-		return a.failAll(ctx, e, pending, err.Error())
+		return err
 	}
-	env := mta.Envelope{From: a.returnPath(e), EnvelopeID: e.ID}
-	for _, r := range pending {
-		env.Recipients = append(env.Recipients, r.Address)
+	keep, dropEvents, err := a.splitSuppressed(ctx, gate, e, pending)
+	if err != nil {
+		gate.Release()
+		return err
 	}
-	results := a.transport.Deliver(ctx, env, data)
-	return a.recordAttempt(ctx, e, recipients, pending, results)
+	var results []mta.Result
+	if len(keep) > 0 {
+		env := mta.Envelope{From: a.returnPath(e), EnvelopeID: e.ID}
+		for _, r := range keep {
+			env.Recipients = append(env.Recipients, r.Address)
+		}
+		results = a.transport.Deliver(ctx, env, data)
+	} else {
+		e.Attempts-- // no SMTP attempt was made
+	}
+	gate.Release()
+	return a.recordAttempt(ctx, e, recipients, pending, keep, results, dropEvents)
 }
 
 // message builds and signs the MIME message of e.
@@ -173,19 +187,20 @@ func (a *App) returnPath(e *carteiro.Email) string {
 }
 
 // recordAttempt applies one attempt's per-recipient results (D23 to D26).
-func (a *App) recordAttempt(ctx context.Context, e *carteiro.Email, all, pending []*carteiro.Recipient, results []mta.Result) error {
+// pending are the recipients this run started with, attempted those handed
+// to SMTP (the others were suppressed, with events already made).
+func (a *App) recordAttempt(ctx context.Context, e *carteiro.Email, all, pending, attempted []*carteiro.Recipient, results []mta.Result, events []*carteiro.EmailEvent) error {
 	now := a.clock.Now()
 	byAddr := make(map[string]mta.Result, len(results))
 	for _, r := range results {
 		byAddr[strings.ToLower(r.Recipient)] = r
 	}
-	var events []*carteiro.EmailEvent
 	add := func(t carteiro.EventType, meta map[string]any) {
 		events = append(events, a.event(e.ID, t, now, meta))
 	}
 	deferred := 0
 	var bounces []bounce.RecipientReport // for D46's automatic suppressions
-	for _, rcpt := range pending {
+	for _, rcpt := range attempted {
 		res, ok := byAddr[strings.ToLower(rcpt.Address)]
 		if !ok {
 			res = mta.Result{Recipient: rcpt.Address, Class: mta.ClassTemporary, Message: "no result from the transport"}

@@ -93,7 +93,12 @@ func (a *App) applyReport(ctx context.Context, tx *store.Tx, e *carteiro.Email, 
 	add := func(t carteiro.EventType, meta map[string]any) { events = append(events, a.event(e.ID, t, now, meta)) }
 	var changed []*carteiro.Recipient
 	for _, rr := range rep.Recipients {
-		rcpt := findRecipient(recipients, rr.Recipient)
+		// Original-Recipient is the address we sent to (our ORCPT); the
+		// final one differs when the mail was forwarded.
+		rcpt := findRecipient(recipients, rr.OriginalRecipient)
+		if rcpt == nil || rr.OriginalRecipient == "" {
+			rcpt = findRecipient(recipients, rr.Recipient)
+		}
 		if rcpt == nil {
 			continue
 		}

@@ -61,6 +61,9 @@ func (a *App) CreateSuppression(ctx context.Context, p *Principal, in Suppressio
 	s := &carteiro.Suppression{ID: uuid.Must(uuid.NewV7()).String(), OrgID: p.Org.ID, Email: strings.ToLower(addr.Email),
 		Reason: in.Reason, Source: "manual", Category: CategoryAll, Status: "active", ExpiresAt: in.ExpiresAt, CreatedAt: now, UpdatedAt: now}
 	err = a.store.InTx(ctx, func(tx *store.Tx) error {
+		if err := tx.HoldForSuppression(ctx, s.OrgID, s.Email); err != nil {
+			return err
+		}
 		if err := tx.ExpireSuppressions(ctx, s.OrgID, s.Email, s.Category, now); err != nil {
 			return err
 		}
@@ -85,6 +88,9 @@ func (a *App) CreateSuppression(ctx context.Context, p *Principal, in Suppressio
 func (a *App) autoSuppress(ctx context.Context, tx *store.Tx, orgID, email, reason, category string, expires *time.Time) error {
 	now := a.clock.Now()
 	email = strings.ToLower(email)
+	if err := tx.HoldForSuppression(ctx, orgID, email); err != nil {
+		return err
+	}
 	if err := tx.ExpireSuppressions(ctx, orgID, email, category, now); err != nil {
 		return err
 	}
@@ -158,37 +164,23 @@ func (a *App) ReactivateSuppression(ctx context.Context, p *Principal, id string
 	return storeErr(a.store.SetSuppressionStatus(ctx, p.Org.ID, id, "inactive", a.clock.Now()))
 }
 
-// dropSuppressed is the check at the hand-off to SMTP (D23): recipients
-// suppressed now are dropped with an email.suppressed event each.
-func (a *App) dropSuppressed(ctx context.Context, e *carteiro.Email, pending []*carteiro.Recipient) ([]*carteiro.Recipient, error) {
-	emails := make([]string, len(pending))
-	for i, r := range pending {
-		emails[i] = r.Address
-	}
-	blocked, err := a.store.SuppressedAmong(ctx, e.OrgID, emails, []string{CategoryAll}, a.clock.Now())
+// splitSuppressed is the check at the hand-off to SMTP (D23), made under
+// the delivery gate: recipients suppressed now are marked so, with an
+// email.suppressed event each, to be recorded with the attempt.
+func (a *App) splitSuppressed(ctx context.Context, gate *store.DeliveryGate, e *carteiro.Email, pending []*carteiro.Recipient) (keep []*carteiro.Recipient, events []*carteiro.EmailEvent, err error) {
+	blocked, err := gate.Suppressed(ctx, []string{CategoryAll}, a.clock.Now())
 	if err != nil || len(blocked) == 0 {
-		return pending, err
+		return pending, nil, err
 	}
 	now := a.clock.Now()
-	var keep, dropped []*carteiro.Recipient
-	var events []*carteiro.EmailEvent
 	for _, r := range pending {
 		if !blocked[strings.ToLower(r.Address)] {
 			keep = append(keep, r)
 			continue
 		}
 		r.Status, r.UpdatedAt = carteiro.RecipientSuppressed, now
-		dropped = append(dropped, r)
 		events = append(events, a.event(e.ID, carteiro.EventSuppressed, now, map[string]any{"recipient": r.Address}))
 	}
 	e.SuppressedAt = &now
-	err = a.store.InGroupTx(ctx, func(tx *store.Tx) error {
-		for _, r := range dropped {
-			if err := tx.UpdateRecipient(ctx, r); err != nil {
-				return err
-			}
-		}
-		return a.recordEvents(ctx, tx, e, events)
-	})
-	return keep, err
+	return keep, events, nil
 }

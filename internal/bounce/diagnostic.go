@@ -46,12 +46,12 @@ func trimDiagnostic(s string) string {
 // begin with the same basic code, as multi-line SMTP replies do).
 func replyText(text string, start, code int) string {
 	end := lineEnd(text, start)
-	lines := []string{text[start:end]}
+	lines := []string{clip(text[start:end])}
 	prefix := strconv.Itoa(code)
 	for end < len(text) && code != 0 && len(lines) < 20 {
 		next := end + 1
 		nextEnd := lineEnd(text, next)
-		line := strings.TrimSpace(text[next:nextEnd])
+		line := strings.TrimSpace(clip(text[next:nextEnd]))
 		if !strings.HasPrefix(line, prefix+"-") && !strings.HasPrefix(line, prefix+" ") {
 			break
 		}
@@ -64,6 +64,15 @@ func replyText(text string, start, code int) string {
 		joined = strings.TrimSuffix(joined, text[start-1:start])
 	}
 	return cleanDiagnostic(strings.TrimRight(joined, " #"))
+}
+
+// clip bounds a line taken into a diagnostic, so that reading one
+// recipient's reply costs at most a few kilobytes however long the line.
+func clip(line string) string {
+	if len(line) > 2*maxDiagnostic {
+		return line[:2*maxDiagnostic]
+	}
+	return line
 }
 
 // lineEnd returns the offset of the line break ending the line that holds

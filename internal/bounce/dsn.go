@@ -2,26 +2,37 @@ package bounce
 
 import "strings"
 
+// dsnFields is what a message/delivery-status part says.
+type dsnFields struct {
+	recipients []RecipientReport
+	envelopeID string // Original-Envelope-Id
+	messageID  string // X-Original-Message-ID (Gmail), without brackets
+}
+
 // parseDSN reads a message/delivery-status part (RFC 3464 section 2): a
 // per-message block, then one block per recipient. Blocks are told apart
 // by their fields rather than their position, since some generators omit
 // the per-message block or put recipient fields into it.
-func parseDSN(status *part) (recipients []RecipientReport, envelopeID string) {
+func parseDSN(status *part) dsnFields {
+	var d dsnFields
 	for _, block := range parseBlocks(status.body) {
 		final := block.get("final-recipient")
 		original := block.get("original-recipient")
 		if final == "" && original == "" {
-			if envelopeID == "" {
-				envelopeID = decodeXtext(strings.TrimSpace(block.get("original-envelope-id")))
+			if d.envelopeID == "" {
+				d.envelopeID = decodeXtext(strings.TrimSpace(block.get("original-envelope-id")))
+			}
+			if d.messageID == "" {
+				d.messageID = messageID(block.get("x-original-message-id"))
 			}
 			continue
 		}
-		if len(recipients) >= maxRecipients {
+		if len(d.recipients) >= maxRecipients {
 			break
 		}
-		recipients = append(recipients, dsnRecipient(block, final, original))
+		d.recipients = append(d.recipients, dsnRecipient(block, final, original))
 	}
-	return recipients, envelopeID
+	return d
 }
 
 // dsnRecipient builds the report of one per-recipient block.

@@ -107,3 +107,33 @@ func TestDSNInsideEnclosedMessageIgnored(t *testing.T) {
 		t.Errorf("err = %v, want ErrNotABounce", err)
 	}
 }
+
+// Without a returned original the Message-ID comes from Gmail's
+// X-Original-Message-ID, else from the bounce's In-Reply-To.
+func TestDSNMessageIDFallbacks(t *testing.T) {
+	t.Parallel()
+	withoutOriginal := func(extraHeader, perMessage string) []byte {
+		return []byte("From: MAILER-DAEMON@mx.example.org\n" + extraHeader +
+			"Content-Type: multipart/report; report-type=delivery-status; boundary=B\n\n" +
+			"--B\nContent-Type: message/delivery-status\n\n" + perMessage +
+			"\nFinal-Recipient: rfc822; x@example.org\nAction: failed\nStatus: 5.1.1\n--B--\n")
+	}
+	tests := []struct {
+		name string
+		raw  []byte
+		want string
+	}{
+		{"x-original-message-id", withoutOriginal("In-Reply-To: <other@shop.example>\n", "Reporting-MTA: dns; g\nX-Original-Message-ID: <gm@shop.example>\n"), "gm@shop.example"},
+		{"in-reply-to", withoutOriginal("In-Reply-To: <irt@shop.example>\n", "Reporting-MTA: dns; g\n"), "irt@shop.example"},
+		{"none", withoutOriginal("", "Reporting-MTA: dns; g\nOriginal-Envelope-Id: env-1\n"), ""},
+	}
+	for _, tc := range tests {
+		r, err := Parse(tc.raw)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if r.OriginalMessageID != tc.want {
+			t.Errorf("%s: OriginalMessageID = %q, want %q", tc.name, r.OriginalMessageID, tc.want)
+		}
+	}
+}

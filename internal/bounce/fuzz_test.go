@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // FuzzParse checks that no input makes Parse panic, fail with anything but
@@ -48,6 +50,11 @@ func checkReportBounds(t *testing.T, r *Report) {
 	default:
 		t.Fatalf("kind %q", r.Kind)
 	}
+	for _, s := range []string{r.OriginalMessageID, r.OriginalEnvelopeID, r.FeedbackType, r.OriginalMailFrom} {
+		if !utf8.ValidString(s) || strings.ContainsFunc(s, unicode.IsControl) {
+			t.Fatalf("unclean string %q", s)
+		}
+	}
 	if len(r.Recipients) > maxRecipients {
 		t.Fatalf("%d recipients", len(r.Recipients))
 	}
@@ -73,15 +80,23 @@ func checkReportBounds(t *testing.T, r *Report) {
 		if rr.Status != "" && findEnhancedCode(rr.Status) != rr.Status {
 			t.Fatalf("status %q is not an enhanced code", rr.Status)
 		}
+		for _, s := range []string{rr.Recipient, rr.OriginalRecipient, rr.Action, rr.Diagnostic} {
+			if !utf8.ValidString(s) || strings.ContainsFunc(s, unicode.IsControl) {
+				t.Fatalf("unclean string %q", s)
+			}
+		}
 		if rr.Code != 0 && (rr.Code < 200 || rr.Code > 599) {
 			t.Fatalf("code %d", rr.Code)
 		}
 	}
 }
 
-// TestParseLargeInputsBounded feeds inputs at and beyond MaxInputSize, each
-// shaped to stress one part of the parser, and checks the cost stays
-// linear: a few seconds even under the race detector.
+// TestParseLargeInputsBounded feeds large inputs, each shaped to stress
+// one part of the parser, and checks the reports stay within their bounds.
+// Their cost is measured, not asserted (the project keeps timings out of
+// tests): a parser gone quadratic on inputs this size would not finish
+// within the test binary's timeout. Only the first input passes the 10 MB
+// cap; the others are smaller to keep the suite fast under -race.
 func TestParseLargeInputsBounded(t *testing.T) {
 	t.Parallel()
 	size := MaxInputSize + MaxInputSize/5
@@ -103,7 +118,7 @@ func TestParseLargeInputsBounded(t *testing.T) {
 	}{
 		{"dsn with a huge returned original", fill(dsn[:cut]+"X-Pad: ", "0123456789abcdef\n\t"),
 			func(r *Report, err error) bool { return err == nil && r.Recipients[0].Class == ClassHard }},
-		{"plain bounce naming millions of addresses", fill("Subject: x\n\nUser unknown\n", "a@example.org b@example.net 550 5.1.1\n"),
+		{"plain bounce naming many addresses", fill("Subject: x\n\nUser unknown\n", "a@example.org b@example.net 550 5.1.1\n"),
 			func(r *Report, err error) bool { return err == nil && len(r.Recipients) == 2 }},
 		{"plain bounce with one address mentioned everywhere", fill("Subject: x\n\nUser unknown\n", "a@example.org is gone\n"),
 			func(r *Report, err error) bool { return err == nil && len(r.Recipients) == 1 }},
@@ -114,19 +129,22 @@ func TestParseLargeInputsBounded(t *testing.T) {
 		{"dsn made of tiny recipient blocks", fill("Content-Type: message/delivery-status\n\n", "Final-Recipient: rfc822;a@b.c\n\n"),
 			nil},
 	}
-	for _, tc := range tests {
-		start := time.Now()
-		r, err := Parse(tc.raw)
-		elapsed := time.Since(start)
-		t.Logf("%s: %v", tc.name, elapsed)
-		if elapsed > 10*time.Second {
-			t.Errorf("%s: took %v", tc.name, elapsed)
+	for i, tc := range tests {
+		if i > 0 && len(tc.raw) > MaxInputSize/8 {
+			tc.raw = tc.raw[:MaxInputSize/8]
 		}
-		if err == nil {
-			checkReportBounds(t, r)
-		}
-		if tc.check != nil && !tc.check(r, err) {
-			t.Errorf("%s: Parse = %+v, %v", tc.name, r, err)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			start := time.Now()
+			r, err := Parse(tc.raw)
+			elapsed := time.Since(start)
+			t.Logf("%d bytes parsed in %v", len(tc.raw), elapsed)
+			if err == nil {
+				checkReportBounds(t, r)
+			}
+			if tc.check != nil && !tc.check(r, err) {
+				t.Errorf("Parse = %+v, %v", r, err)
+			}
+		})
 	}
 }

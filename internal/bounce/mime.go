@@ -110,7 +110,7 @@ func mediaTypeOf(ct string) (string, map[string]string) {
 // looseParam finds name=value in a Content-Type value that
 // mime.ParseMediaType rejected; value may be quoted.
 func looseParam(ct, name string) string {
-	i := strings.Index(strings.ToLower(ct), name+"=")
+	i := strings.Index(asciiLower(ct), name+"=") // asciiLower keeps offsets
 	if i < 0 {
 		return ""
 	}

@@ -5,7 +5,8 @@ package bounce
 // an ARF complaint (message/feedback-report), or a plain-text bounce
 // recognised by its wording and quoted SMTP replies. It returns
 // ErrNotABounce for anything else. Only the first MaxInputSize bytes and
-// MaxParts MIME parts are read.
+// MaxParts MIME parts are read. Every string in the report is valid UTF-8
+// without control characters.
 func Parse(raw []byte) (*Report, error) {
 	if len(raw) > MaxInputSize {
 		raw = raw[:MaxInputSize]
@@ -14,25 +15,38 @@ func Parse(raw []byte) (*Report, error) {
 	if report, container := findReport(root); report != nil {
 		original, hasOriginal := findOriginal(root, container)
 		if isDeliveryStatus(report.mediaType) {
-			recipients, envelopeID := parseDSN(report)
-			if len(recipients) > 0 {
-				r := &Report{Kind: KindDSN, Recipients: recipients, OriginalEnvelopeID: envelopeID}
+			d := parseDSN(report)
+			if len(d.recipients) > 0 {
+				r := &Report{Kind: KindDSN, Recipients: d.recipients, OriginalEnvelopeID: d.envelopeID}
 				if hasOriginal {
 					r.OriginalMessageID = originalMessageID(original)
 				}
-				return r, nil
+				if r.OriginalMessageID == "" {
+					r.OriginalMessageID = d.messageID
+				}
+				return sanitize(withReplyTarget(r, root.header)), nil
 			}
 			// A status part without recipient fields: fall through to the
 			// text, which may still say who failed.
 		} else {
 			r := parseARF(report, original, hasOriginal)
 			if r.FeedbackType != "" || len(r.Recipients) > 0 || r.OriginalMessageID != "" {
-				return r, nil
+				return sanitize(r), nil
 			}
 		}
 	}
 	if r := parsePlain(root); r != nil {
-		return r, nil
+		return sanitize(withReplyTarget(r, root.header)), nil
 	}
 	return nil, ErrNotABounce
+}
+
+// withReplyTarget fills a missing OriginalMessageID from the bounce's own
+// In-Reply-To: bounces that return no copy of the original (Outlook,
+// Gmail) still answer it, so In-Reply-To names the message that bounced.
+func withReplyTarget(r *Report, h header) *Report {
+	if r.OriginalMessageID == "" {
+		r.OriginalMessageID = messageID(h.get("in-reply-to"))
+	}
+	return r
 }

@@ -66,6 +66,13 @@ var bounceSubjects = []string{
 	"non remis", "não entregue", "no se puede entregar",
 }
 
+// delaySubjects mark the subject of a delay notice (the customer's own
+// subject, quoted after "Undeliverable:", may say "delay" too, so these
+// are the daemons' exact wordings).
+var delaySubjects = []string{
+	"(delay)", "delayed mail", "delivery delayed", "warning: could not send", "warning: message",
+}
+
 // autoReplySubjects mark an auto-reply (lowercase subject prefixes).
 var autoReplySubjects = []string{
 	"automatic reply", "auto reply", "autoreply", "auto-reply", "auto:", "out of office",
@@ -105,7 +112,7 @@ func parsePlain(root *part) *Report {
 	}
 	explanation := strings.Join(strings.Fields(b.lower[:b.end]), " ")
 	b.delay = containsAny(explanation, delayPhrases) ||
-		containsAny(decodedSubject(root.header), []string{"delay", "warning"})
+		containsAny(decodedSubject(root.header), delaySubjects)
 	var hasOriginal bool
 	b.header, hasOriginal = findOriginal(root, nil)
 	if !hasOriginal {
@@ -309,7 +316,7 @@ func (b *plainBounce) explanationAfter(addr string, named []mention) string {
 	for lines := 0; pos >= 0 && pos < b.end && lines < 10; lines++ {
 		next := pos + 1
 		end := min(lineEnd(b.text, next), b.end)
-		line := strings.TrimSpace(b.text[next:end])
+		line := strings.TrimSpace(clip(b.text[next:end]))
 		if line != "" && !strings.Contains(asciiLower(line), addr) {
 			return trimDiagnostic(line)
 		}

@@ -102,7 +102,9 @@ type Report struct {
 	// OriginalMessageID is the Message-ID of the message that bounced or
 	// was reported, without angle brackets, taken from the returned
 	// original (message/rfc822, text/rfc822-headers or the headers quoted
-	// in a plain bounce). Empty when the original is not included.
+	// in a plain bounce); when no original is returned, from the DSN's
+	// X-Original-Message-ID (Gmail) or the bounce's own In-Reply-To.
+	// Never from Original-Envelope-Id. Empty when none of these is there.
 	OriginalMessageID string
 	// OriginalEnvelopeID is the DSN Original-Envelope-Id (Carteiro sends
 	// the email id as ENVID); empty otherwise.

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -14,6 +15,11 @@ func openPostgres(ctx context.Context, url string) (*Store, error) {
 	}
 	// D2: an acknowledged commit is on disk, whatever the server default.
 	cfg.ConnConfig.RuntimeParams["synchronous_commit"] = "on"
+	if !strings.Contains(url, "pool_max_conns") {
+		// Workers, River and delivery gates each hold connections; pgx's
+		// default (4 on this machine) would make them queue for one.
+		cfg.MaxConns = 40
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("store: connect PostgreSQL %s: %w", redactURL(url), classify(err))

@@ -46,5 +46,6 @@ func openSQLite(ctx context.Context, path string) (*Store, error) {
 	s := &Store{dialect: SQLite, writeDB: writeDB, readDB: readDB}
 	s.Queries = &Queries{q: sqlQuerier{readDB}, w: sqlQuerier{writeDB}, dialect: SQLite}
 	s.group = newGroupCommitter(s)
+	s.gate = &localGate{}
 	return s, nil
 }

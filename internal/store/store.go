@@ -10,6 +10,7 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -38,6 +39,8 @@ type Store struct {
 
 	// group shares commits between concurrent writers (SQLite only).
 	group *groupCommitter
+	// gate orders suppressions against deliveries (SQLite only; see gate.go).
+	gate *localGate
 
 	*Queries // non-transactional queries (reads and single writes)
 }
@@ -95,7 +98,18 @@ func (s *Store) Close() error {
 // inserted in the same transaction as the rows it acts on (D2's durability).
 type Tx struct {
 	*Queries
-	raw any
+	raw  any
+	gate *localGate
+	// held and afterEnd release SQLite gate locks once the transaction ends.
+	held     map[*sync.RWMutex]bool
+	afterEnd []func()
+}
+
+func (t *Tx) end() {
+	for _, f := range t.afterEnd {
+		f()
+	}
+	t.afterEnd, t.held = nil, nil
 }
 
 // Raw is *sql.Tx for SQLite and pgx.Tx for PostgreSQL.
@@ -115,7 +129,9 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) error {
 		return fmt.Errorf("store: begin: %w", classify(err))
 	}
 	defer func() { _ = stx.Rollback() }() // a no-op after Commit; frees the one write connection if fn panics
-	if err := fn(&Tx{Queries: &Queries{q: sqlQuerier{stx}, dialect: s.dialect}, raw: stx}); err != nil {
+	tx := &Tx{Queries: &Queries{q: sqlQuerier{stx}, dialect: s.dialect}, raw: stx, gate: s.gate, held: map[*sync.RWMutex]bool{}}
+	defer tx.end()
+	if err := fn(tx); err != nil {
 		_ = stx.Rollback()
 		return err
 	}

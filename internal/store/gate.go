@@ -1,0 +1,124 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// The suppression gate orders a suppression's commit against deliveries in
+// flight to the same address, so that no message reaches a recipient after
+// its suppression committed: a delivery holds the address's gate shared
+// from its suppression check until the SMTP conversation ends; adding a
+// suppression holds it exclusively until its commit. PostgreSQL uses
+// advisory locks, which every process sharing the database sees; SQLite
+// (one process) uses striped in-process locks.
+
+const gateStripes = 1024
+
+// gateKey maps an organization's address to a lock key.
+func gateKey(orgID, email string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte(orgID))
+	h.Write([]byte{0})
+	h.Write([]byte(strings.ToLower(email)))
+	return int64(h.Sum64() >> 1)
+}
+
+type localGate struct{ stripes [gateStripes]sync.RWMutex }
+
+// DeliveryGate is held by a delivery from its suppression check until its
+// SMTP conversation ends.
+type DeliveryGate struct {
+	orgID   string
+	emails  []string
+	queries *Queries
+	release func()
+}
+
+// Suppressed checks, under the gate, which of the gated addresses have an
+// active suppression in one of categories.
+func (g *DeliveryGate) Suppressed(ctx context.Context, categories []string, now time.Time) (map[string]bool, error) {
+	return g.queries.SuppressedAmong(ctx, g.orgID, g.emails, categories, now)
+}
+
+// Release lets suppressions of these addresses commit.
+func (g *DeliveryGate) Release() { g.release() }
+
+// HoldForDelivery takes the gates of emails, shared. Hold it only around
+// the check and the SMTP conversation, never around a write: a suppression
+// waiting for the gate may be holding SQLite's only writer.
+func (s *Store) HoldForDelivery(ctx context.Context, orgID string, emails []string) (*DeliveryGate, error) {
+	keys := make([]int64, 0, len(emails))
+	for _, e := range emails {
+		keys = append(keys, gateKey(orgID, e))
+	}
+	slices.Sort(keys) // one order everywhere: no deadlock between holders
+	keys = slices.Compact(keys)
+	g := &DeliveryGate{orgID: orgID, emails: emails}
+	if s.pool == nil {
+		stripes := make([]int, 0, len(keys))
+		for _, k := range keys {
+			stripes = append(stripes, int(k%gateStripes))
+		}
+		slices.Sort(stripes)
+		stripes = slices.Compact(stripes)
+		for _, i := range stripes {
+			s.gate.stripes[i].RLock()
+		}
+		g.queries = s.Queries
+		g.release = func() {
+			for _, i := range stripes {
+				s.gate.stripes[i].RUnlock()
+			}
+		}
+		return g, nil
+	}
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("store: gate connection: %w", classify(err))
+	}
+	for _, k := range keys {
+		if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock_shared($1)`, k); err != nil {
+			conn.Release()
+			return nil, fmt.Errorf("store: gate: %w", classify(err))
+		}
+	}
+	// The check runs on the same connection: a held gate never waits for a
+	// second one from the pool.
+	g.queries = &Queries{q: pgxQuerier{conn}, dialect: Postgres}
+	g.release = func() {
+		if _, err := conn.Exec(context.Background(), `SELECT pg_advisory_unlock_all()`); err != nil {
+			// A connection whose locks could not be dropped must not return
+			// to the pool holding them.
+			_ = conn.Conn().Close(context.Background())
+		}
+		conn.Release()
+	}
+	return g, nil
+}
+
+// HoldForSuppression takes an address's gate exclusively until tx ends
+// (PostgreSQL: an advisory transaction lock; SQLite: released after the
+// commit or rollback).
+func (t *Tx) HoldForSuppression(ctx context.Context, orgID, email string) error {
+	k := gateKey(orgID, email)
+	if t.gate != nil {
+		m := &t.gate.stripes[k%gateStripes]
+		if t.held[m] {
+			return nil
+		}
+		m.Lock()
+		t.held[m] = true
+		t.afterEnd = append(t.afterEnd, m.Unlock)
+		return nil
+	}
+	if _, err := t.exec(ctx, `SELECT pg_advisory_xact_lock(?)`, k); err != nil {
+		return fmt.Errorf("store: gate: %w", classify(err))
+	}
+	return nil
+}
