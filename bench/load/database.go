@@ -20,8 +20,9 @@ type database struct {
 	schema string // PostgreSQL only: dropped by drop
 }
 
-// newDatabase returns a SQLite file in dir, or a new PostgreSQL schema.
-func newDatabase(ctx context.Context, store, dir string) (*database, error) {
+// newDatabase returns a SQLite file in dir, or a new PostgreSQL schema;
+// pgParams are appended to the PostgreSQL URL the server gets.
+func newDatabase(ctx context.Context, store, dir, pgParams string) (*database, error) {
 	switch store {
 	case "sqlite":
 		return &database{URL: "sqlite:" + filepath.Join(dir, "bench.db")}, nil
@@ -30,7 +31,11 @@ func newDatabase(ctx context.Context, store, dir string) (*database, error) {
 		if err := postgresExec(ctx, "CREATE SCHEMA "+schema); err != nil {
 			return nil, fmt.Errorf("create schema (is PostgreSQL running at %s?): %w", postgresAdminURL, err)
 		}
-		return &database{URL: postgresAdminURL + "&search_path=" + schema, schema: schema}, nil
+		url := postgresAdminURL + "&search_path=" + schema
+		if pgParams != "" {
+			url += "&" + pgParams
+		}
+		return &database{URL: url, schema: schema}, nil
 	default:
 		return nil, fmt.Errorf("-store: want sqlite or postgres, got %q", store)
 	}

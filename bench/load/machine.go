@@ -68,7 +68,7 @@ func gitTree() string {
 	if st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(st) > 0 {
 		tree += " + local changes"
 	}
-	return tree + " (working directory)"
+	return "not stamped in the binary; the working directory is at " + tree
 }
 
 // procField returns the value of the first "key : value" line of a /proc

@@ -62,7 +62,7 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) (err error) {
 		return err
 	}
 	defer dns.Close()
-	db, err := newDatabase(ctx, o.store, dir)
+	db, err := newDatabase(ctx, o.store, dir, o.pgParams)
 	if err != nil {
 		return err
 	}
@@ -98,13 +98,18 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) (err error) {
 		progress("sending %d emails in batches of %d with %d clients, then waiting for the sink", o.emails, o.batch, o.clients)
 		cpu0, err0 := cpuTime(srv.Pid())
 		self0, began := selfCPUTime(), time.Now()
+		all0, errAll0 := readMachineCPU()
 		res := runE2E(ctx, o.clients, o.emails, o.batch, o.timeout, api, sk)
 		cpu1, err1 := cpuTime(srv.Pid())
+		all1, errAll1 := readMachineCPU()
 		describeE2E(rep, o, res, sk.Unsigned())
 		if err0 == nil && err1 == nil {
 			wall := time.Since(began)
 			rep.row("CPU over the run: server / load generator", "%s / %s of one core (the machine has %s)",
 				percentOfCore(cpu1-cpu0, wall), percentOfCore(selfCPUTime()-self0, wall), rep.machine.CPUs)
+		}
+		if errAll0 == nil && errAll1 == nil {
+			rep.row("whole machine over the run (all CPUs, database included)", "%s", all1.since(all0))
 		}
 	} else {
 		progress("%s: %d clients, %s warm-up then %s measured", o.scenario, o.clients, o.warmup, o.duration)

@@ -19,6 +19,7 @@ type options struct {
 	batch    int
 	timeout  time.Duration
 	binary   string
+	pgParams string
 	keep     bool
 }
 
@@ -35,6 +36,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.batch, "batch", maxBatch, "items per POST /emails/batch call (batch and e2e)")
 	fs.DurationVar(&o.timeout, "timeout", 4*time.Minute, "e2e: longest wait from the first accept for every email to reach the sink")
 	fs.StringVar(&o.binary, "binary", "", "carteiro binary to run (default: go build ./cmd/carteiro into the temporary directory)")
+	fs.StringVar(&o.pgParams, "pg-params", "", "extra query parameters for the server's PostgreSQL URL, to try settings (e.g. pool_max_conns=32)")
 	fs.BoolVar(&o.keep, "keep", false, "keep the temporary directory (server log, SQLite file) and the PostgreSQL schema")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -54,6 +56,8 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		return o, errors.New("-emails: want 1 to 10,000,000")
 	case o.batch < 1 || o.batch > maxBatch:
 		return o, fmt.Errorf("-batch: want 1 to %d", maxBatch)
+	case o.pgParams != "" && o.store != "postgres":
+		return o, errors.New("-pg-params: only with -store postgres")
 	case o.timeout <= 0 || o.timeout > 2*time.Hour:
 		return o, errors.New("-timeout: want up to 2h")
 	}
@@ -71,6 +75,9 @@ func (o options) commandLine() string {
 		cmd += fmt.Sprintf(" -emails %d -timeout %s", o.emails, o.timeout)
 	} else {
 		cmd += fmt.Sprintf(" -duration %s -warmup %s", o.duration, o.warmup)
+	}
+	if o.pgParams != "" {
+		cmd += " -pg-params " + o.pgParams
 	}
 	if o.binary != "" {
 		cmd += " -binary " + o.binary

@@ -130,3 +130,58 @@ func (s *rssSampler) Stop() (int64, error) {
 	defer s.mu.Unlock()
 	return s.peak, s.err
 }
+
+// machineCPU is the busy and total time of all CPUs so far, from the first
+// line of /proc/stat, so a run can tell whether the machine as a whole
+// (server, database, load generator and anything else) was saturated.
+// Steal is time the hypervisor gave to other machines: on a shared VM it
+// shows how noisy the neighbours were.
+type machineCPU struct{ busy, steal, total uint64 }
+
+func readMachineCPU() (machineCPU, error) {
+	data, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return machineCPU{}, err
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	fields := strings.Fields(line)
+	if len(fields) < 5 || fields[0] != "cpu" {
+		return machineCPU{}, fmt.Errorf("/proc/stat: unexpected first line %q", line)
+	}
+	var m machineCPU
+	for i, f := range fields[1:] {
+		n, err := strconv.ParseUint(f, 10, 64)
+		if err != nil {
+			return machineCPU{}, fmt.Errorf("/proc/stat: %w", err)
+		}
+		// user nice system idle iowait irq softirq steal; guest and
+		// guest_nice that may follow are already counted in user and nice.
+		if i >= 8 {
+			break
+		}
+		m.total += n
+		switch i {
+		case 3, 4: // idle, iowait
+		case 7:
+			m.steal += n
+		default:
+			m.busy += n
+		}
+	}
+	return m, nil
+}
+
+// since formats the share of all CPUs' time between earlier and m that
+// was busy here and that was stolen, as percentages.
+func (m machineCPU) since(earlier machineCPU) string {
+	busy, steal := m.shares(earlier)
+	return fmt.Sprintf("%.0f %% busy, %.0f %% stolen by the hypervisor", busy, steal)
+}
+
+func (m machineCPU) shares(earlier machineCPU) (busy, steal float64) {
+	if m.total <= earlier.total {
+		return 0, 0
+	}
+	span := float64(m.total - earlier.total)
+	return 100 * float64(m.busy-earlier.busy) / span, 100 * float64(m.steal-earlier.steal) / span
+}

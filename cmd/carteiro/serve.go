@@ -41,7 +41,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, lookupE
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 
-	srv, err := server.Open(ctx, server.Options{Config: cfg, Role: *role, Logger: logger})
+	// The service runs on its own context: a signal starts the graceful
+	// shutdown below, it must not cancel running jobs mid-delivery.
+	srv, err := server.Open(context.WithoutCancel(ctx), server.Options{Config: cfg, Role: *role, Logger: logger})
 	if err != nil {
 		return err
 	}

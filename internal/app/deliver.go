@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/carteiro/carteiro"
 	"github.com/carteiro/carteiro/internal/bounce"
 	"github.com/carteiro/carteiro/internal/dkim"
@@ -178,7 +180,14 @@ func (a *App) domainSigner(ctx context.Context, domainID string) (*carteiro.Doma
 // returnPath is D31's VERP address: bounces come back to the bounce host
 // carrying a signed token naming the email.
 func (a *App) returnPath(e *carteiro.Email) string {
-	token := a.box.Sign("bounce", []byte(e.ID))
+	// The id's 16 bytes, not its 36-character text: the whole local part
+	// must stay within RFC 5321's 64 octets.
+	id, err := uuid.Parse(e.ID)
+	payload := id[:]
+	if err != nil {
+		payload = []byte(e.ID)
+	}
+	token := a.box.Sign("bounce", payload)
 	host := a.cfg.BounceHost
 	if e.DomainID != "" {
 		host = "bounces." + carteiro.DomainOf(e.From.Email)
@@ -221,10 +230,16 @@ func (a *App) recordAttempt(ctx context.Context, e *carteiro.Email, all, pending
 				e.DeliveredAt = &now
 			}
 		case mta.ClassPermanent, mta.ClassBlock:
-			bounceType, class := "hard", bounce.ClassHard
+			// The same classes as a DSN's: a 552 5.2.2 (mailbox full) is a
+			// soft bounce and suppresses nothing (D46).
+			class := bounce.Classify(res.Enhanced, "failed", res.Message)
 			if res.Class == mta.ClassBlock {
-				bounceType, class = "block", bounce.ClassBlock
+				class = bounce.ClassBlock
 			}
+			if class != bounce.ClassSoft && class != bounce.ClassBlock {
+				class = bounce.ClassHard
+			}
+			bounceType := string(class)
 			bounces = append(bounces, bounce.RecipientReport{Recipient: rcpt.Address, Status: res.Enhanced, Code: res.Code, Class: class})
 			rcpt.Status = carteiro.RecipientBounced
 			add(carteiro.EventBounced, map[string]any{"recipient": rcpt.Address, "bounceType": bounceType, "code": res.Code,

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/google/uuid"
+
 	"github.com/carteiro/carteiro"
 	"github.com/carteiro/carteiro/internal/bounce"
 	"github.com/carteiro/carteiro/internal/store"
@@ -23,7 +25,10 @@ func (a *App) AcceptsDomain(ctx context.Context, domain string) bool {
 	}
 	found, err := a.store.DomainNameRegistered(ctx, name)
 	if err != nil {
-		a.logger.ErrorContext(ctx, "inbound: domain lookup", "domain", domain, "err", err)
+		// Refusing would lose a bounce for good; accepting a stranger's
+		// mail costs one parse before it is dropped.
+		a.logger.ErrorContext(ctx, "inbound: domain lookup failed; accepting", "domain", domain, "err", err)
+		return true
 	}
 	return found
 }
@@ -49,7 +54,10 @@ func (a *App) ProcessInbound(ctx context.Context, rcpts []string, raw []byte) er
 		a.logger.WarnContext(ctx, "inbound: unreadable message; dropped", "err", err)
 		return nil
 	}
-	e := a.matchEmail(ctx, rcpts, rep)
+	e, err := a.matchEmail(ctx, rcpts, rep)
+	if err != nil {
+		return err // the listener answers 451: the sender retries later
+	}
 	if e == nil {
 		a.logger.InfoContext(ctx, "inbound: matches no email; dropped", "kind", rep.Kind, "messageId", rep.OriginalMessageID)
 		return nil
@@ -61,14 +69,18 @@ func (a *App) ProcessInbound(ctx context.Context, rcpts []string, raw []byte) er
 	return a.store.InGroupTx(ctx, func(tx *store.Tx) error { return a.applyReport(ctx, tx, e, recipients, rep) })
 }
 
-// matchEmail finds the email a report is about.
-func (a *App) matchEmail(ctx context.Context, rcpts []string, rep *bounce.Report) *carteiro.Email {
+// matchEmail finds the email a report is about; nil when none matches.
+func (a *App) matchEmail(ctx context.Context, rcpts []string, rep *bounce.Report) (*carteiro.Email, error) {
 	var candidates []string
 	for _, rcpt := range rcpts {
 		local, _, _ := strings.Cut(rcpt, "@")
 		if token, ok := strings.CutPrefix(local, "bounces+"); ok {
-			if id, ok := a.box.Verify("bounce", token); ok {
-				candidates = append(candidates, string(id))
+			if raw, ok := a.box.Verify("bounce", token); ok {
+				if id, err := uuid.FromBytes(raw); err == nil {
+					candidates = append(candidates, id.String())
+				} else {
+					candidates = append(candidates, string(raw))
+				}
 			}
 		}
 	}
@@ -80,11 +92,14 @@ func (a *App) matchEmail(ctx context.Context, rcpts []string, rep *bounce.Report
 	}
 	for _, id := range candidates {
 		e, err := a.store.EmailByID(ctx, id)
-		if err == nil && !e.Sandbox {
-			return e
+		switch {
+		case err == nil && !e.Sandbox:
+			return e, nil
+		case err != nil && !errors.Is(err, store.ErrNotFound):
+			return nil, err
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 func (a *App) applyReport(ctx context.Context, tx *store.Tx, e *carteiro.Email, recipients []*carteiro.Recipient, rep *bounce.Report) error {
@@ -129,6 +144,9 @@ func (a *App) applyReport(ctx context.Context, tx *store.Tx, e *carteiro.Email, 
 			add(carteiro.EventDelivered, map[string]any{"recipient": address})
 			e.DeliveredAt = &now
 		case bounce.ClassComplaint:
+			if e.ComplainedAt != nil {
+				continue // the same complaint reported again
+			}
 			add(carteiro.EventComplained, map[string]any{"recipient": address, "feedbackType": rep.FeedbackType})
 			e.ComplainedAt = &now
 			if err := a.autoSuppress(ctx, tx, e.OrgID, address, "complaint", CategoryAll, nil); err != nil {

@@ -120,7 +120,9 @@ func (q *Queue) config(a *app.App, opts Options) *river.Config {
 	if cfg.FetchPollInterval == 0 {
 		cfg.FetchPollInterval = 200 * time.Millisecond
 	}
-	cfg.FetchCooldown = min(cfg.FetchPollInterval, river.FetchCooldownDefault)
+	// River waits this long between fetches; at its default (100 ms) a
+	// queue could start at most 10 fetches' worth of jobs a second.
+	cfg.FetchCooldown = min(cfg.FetchPollInterval, 5*time.Millisecond)
 	sweep := opts.SweepInterval
 	if sweep == 0 {
 		sweep = time.Hour

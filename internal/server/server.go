@@ -172,9 +172,8 @@ func (s *Server) build(ctx context.Context, o Options) error {
 			Logger: o.Logger, Clock: o.Clock}, s.App); err != nil {
 			return fmt.Errorf("inbound SMTP listener: %w", err)
 		}
-		o.Logger.Info("inbound SMTP listening", "addr", s.inbound.Addr())
 	}
-	qopts := queue.Options{Work: o.Role != RoleAPI, Workers: 20, PollInterval: o.QueuePollInterval, SweepInterval: o.SweepInterval,
+	qopts := queue.Options{Work: o.Role != RoleAPI, Workers: 50, PollInterval: o.QueuePollInterval, SweepInterval: o.SweepInterval,
 		JobTimeout: o.Config.JobTimeout}
 	if _, real := o.Clock.(carteiro.SystemClock); !real {
 		qopts.Clock = o.Clock

@@ -18,8 +18,6 @@ import (
 // advisory locks, which every process sharing the database sees; SQLite
 // (one process) uses striped in-process locks.
 
-const gateStripes = 1024
-
 // gateKey maps an organization's address to a lock key.
 func gateKey(orgID, email string) int64 {
 	h := fnv.New64a()
@@ -29,7 +27,12 @@ func gateKey(orgID, email string) int64 {
 	return int64(h.Sum64() >> 1)
 }
 
-type localGate struct{ stripes [gateStripes]sync.RWMutex }
+// localGate is SQLite's gate: one lock for every address. Per-address
+// stripes would let a group-commit batch, which takes its suppressions'
+// locks in arrival order, deadlock against a delivery taking them sorted;
+// with one lock a suppression simply waits for the SMTP conversations in
+// flight to end.
+type localGate struct{ mu sync.RWMutex }
 
 // DeliveryGate is held by a delivery from its suppression check until its
 // SMTP conversation ends.
@@ -61,21 +64,8 @@ func (s *Store) HoldForDelivery(ctx context.Context, orgID string, emails []stri
 	keys = slices.Compact(keys)
 	g := &DeliveryGate{orgID: orgID, emails: emails}
 	if s.pool == nil {
-		stripes := make([]int, 0, len(keys))
-		for _, k := range keys {
-			stripes = append(stripes, int(k%gateStripes))
-		}
-		slices.Sort(stripes)
-		stripes = slices.Compact(stripes)
-		for _, i := range stripes {
-			s.gate.stripes[i].RLock()
-		}
-		g.queries = s.Queries
-		g.release = func() {
-			for _, i := range stripes {
-				s.gate.stripes[i].RUnlock()
-			}
-		}
+		s.gate.mu.RLock()
+		g.queries, g.release = s.Queries, s.gate.mu.RUnlock
 		return g, nil
 	}
 	conn, err := s.pool.Acquire(ctx)
@@ -106,18 +96,15 @@ func (s *Store) HoldForDelivery(ctx context.Context, orgID string, emails []stri
 // (PostgreSQL: an advisory transaction lock; SQLite: released after the
 // commit or rollback).
 func (t *Tx) HoldForSuppression(ctx context.Context, orgID, email string) error {
-	k := gateKey(orgID, email)
 	if t.gate != nil {
-		m := &t.gate.stripes[k%gateStripes]
-		if t.held[m] {
-			return nil
+		if !t.gateHeld {
+			t.gate.mu.Lock()
+			t.gateHeld = true
+			t.afterEnd = append(t.afterEnd, t.gate.mu.Unlock)
 		}
-		m.Lock()
-		t.held[m] = true
-		t.afterEnd = append(t.afterEnd, m.Unlock)
 		return nil
 	}
-	if _, err := t.exec(ctx, `SELECT pg_advisory_xact_lock(?)`, k); err != nil {
+	if _, err := t.exec(ctx, `SELECT pg_advisory_xact_lock(?)`, gateKey(orgID, email)); err != nil {
 		return fmt.Errorf("store: gate: %w", classify(err))
 	}
 	return nil

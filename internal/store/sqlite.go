@@ -2,12 +2,9 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"net/url"
 	"runtime"
-
-	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
 
 // sqlitePragmas make every accepted write durable (D2: WAL with
@@ -21,20 +18,13 @@ func openSQLite(ctx context.Context, path string) (*Store, error) {
 	base := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + sqlitePragmas
 	// Writers take the lock at BEGIN, so two transactions never deadlock
 	// upgrading a read lock.
-	writeDB, err := sql.Open("sqlite", base+"&_txlock=immediate")
-	if err != nil {
-		return nil, fmt.Errorf("store: open SQLite %s: %w", path, err)
-	}
+	writeDB := openCachedSQLite(base + "&_txlock=immediate")
 	writeDB.SetMaxOpenConns(1)
 	writeDB.SetMaxIdleConns(1)
 	writeDB.SetConnMaxLifetime(0)
 	writeDB.SetConnMaxIdleTime(0)
 
-	readDB, err := sql.Open("sqlite", base+"&_pragma=query_only(1)")
-	if err != nil {
-		_ = writeDB.Close()
-		return nil, fmt.Errorf("store: open SQLite %s: %w", path, err)
-	}
+	readDB := openCachedSQLite(base + "&_pragma=query_only(1)")
 	readDB.SetMaxOpenConns(max(4, runtime.GOMAXPROCS(0)*2))
 	readDB.SetMaxIdleConns(max(4, runtime.GOMAXPROCS(0)*2))
 

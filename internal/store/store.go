@@ -10,7 +10,6 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -100,8 +99,8 @@ type Tx struct {
 	*Queries
 	raw  any
 	gate *localGate
-	// held and afterEnd release SQLite gate locks once the transaction ends.
-	held     map[*sync.RWMutex]bool
+	// gateHeld and afterEnd release SQLite's gate once the transaction ends.
+	gateHeld bool
 	afterEnd []func()
 }
 
@@ -109,7 +108,7 @@ func (t *Tx) end() {
 	for _, f := range t.afterEnd {
 		f()
 	}
-	t.afterEnd, t.held = nil, nil
+	t.afterEnd, t.gateHeld = nil, false
 }
 
 // Raw is *sql.Tx for SQLite and pgx.Tx for PostgreSQL.
@@ -129,7 +128,7 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) error {
 		return fmt.Errorf("store: begin: %w", classify(err))
 	}
 	defer func() { _ = stx.Rollback() }() // a no-op after Commit; frees the one write connection if fn panics
-	tx := &Tx{Queries: &Queries{q: sqlQuerier{stx}, dialect: s.dialect}, raw: stx, gate: s.gate, held: map[*sync.RWMutex]bool{}}
+	tx := &Tx{Queries: &Queries{q: sqlQuerier{stx}, dialect: s.dialect}, raw: stx, gate: s.gate}
 	defer tx.end()
 	if err := fn(tx); err != nil {
 		_ = stx.Rollback()

@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # Runs every scenario of docs/benchmarks.md twice on both stores, one after
 # the other (they share the machine's cores), against one binary built
-# once, and writes each result block to $OUT (default ./bench-results).
+# once (or $BIN when set), and writes each result block to $OUT (default: a
+# new temporary directory).
 # Takes about half an hour when delivery is slow; e2e waits at most 4 min.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-OUT=${OUT:-bench-results}
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-$(mktemp -d /tmp/carteiro-bench-results.XXXXXX)}
 mkdir -p "$OUT"
-BIN=$(mktemp -d)/carteiro
-go build -buildvcs=auto -o "$BIN" ./cmd/carteiro
+TMP=$(mktemp -d)
+if [ -z "${BIN:-}" ]; then
+	BIN=$TMP/carteiro
+	go build -buildvcs=auto -o "$BIN" ./cmd/carteiro
+fi
 for scenario in accept batch e2e; do
 	for store in sqlite postgres; do
 		for run in 1 2; do
@@ -17,5 +21,6 @@ for scenario in accept batch e2e; do
 		done
 	done
 done
-rm -rf "$(dirname "$BIN")"
+rm -rf "$TMP"
 cat "$OUT"/*.md
+echo "results in $OUT" >&2
