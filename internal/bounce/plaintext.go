@@ -73,8 +73,3 @@ func indexFirst(lower string, from int, words []string) int {
 	}
 	return best
 }
-
-// lineStart returns the offset of the start of the line holding offset i.
-func lineStart(text string, i int) int {
-	return strings.LastIndexByte(text[:i], '\n') + 1
-}

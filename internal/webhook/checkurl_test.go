@@ -38,12 +38,6 @@ func (m *mapResolver) LookupHost(_ context.Context, host string) ([]string, erro
 	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
 }
 
-func (m *mapResolver) set(host string, addrs ...string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.answers[host] = addrs
-}
-
 func (m *mapResolver) askedNames() []string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
