@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/carteiro/carteiro"
@@ -192,26 +191,13 @@ func (s *Server) listEmails(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	query := app.EmailQuery{Status: q.Get("status"), Recipient: q.Get("recipient"), FromEmail: q.Get("fromEmail"),
 		SubjectContains: q.Get("subjectContains"), APIKeyID: q.Get("apiKeyId"), Tag: q.Get("tag")}
-	for _, p := range []struct {
-		name string
-		dst  **time.Time
-	}{{"from", &query.From}, {"to", &query.To}, {"after", &query.After}} {
-		if v := q.Get(p.name); v != "" {
-			t, ok := parseTime(v)
-			if !ok {
-				s.writeError(w, r, carteiro.Invalid(p.name, "invalid_date"))
-				return
-			}
-			*p.dst = &t
-		}
+	err := queryTimes(q, timeParam{"from", &query.From}, timeParam{"to", &query.To}, timeParam{"after", &query.After})
+	if err == nil {
+		query.Limit, err = queryLimit(q)
 	}
-	if v := q.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			s.writeError(w, r, carteiro.Invalid("limit", "out_of_range"))
-			return
-		}
-		query.Limit = n
+	if err != nil {
+		s.writeError(w, r, err)
+		return
 	}
 	emails, next, err := s.app.ListEmails(r.Context(), principalOf(r.Context()), query)
 	if err != nil {

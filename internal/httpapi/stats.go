@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/carteiro/carteiro"
 	"github.com/carteiro/carteiro/internal/app"
 )
 
@@ -26,18 +25,9 @@ func toCounts(b app.StatsBucket) statsCountsJSON {
 func (s *Server) stats(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	query := app.StatsQuery{Granularity: q.Get("granularity"), DomainID: q.Get("domainId"), Tag: q.Get("tag")}
-	for _, p := range []struct {
-		name string
-		dst  **time.Time
-	}{{"startDate", &query.Start}, {"endDate", &query.End}} {
-		if v := q.Get(p.name); v != "" {
-			t, ok := parseTime(v)
-			if !ok {
-				s.writeError(w, r, carteiro.Invalid(p.name, "invalid_date"))
-				return
-			}
-			*p.dst = &t
-		}
+	if err := queryTimes(q, timeParam{"startDate", &query.Start}, timeParam{"endDate", &query.End}); err != nil {
+		s.writeError(w, r, err)
+		return
 	}
 	st, err := s.app.GetStats(r.Context(), principalOf(r.Context()), query)
 	if err != nil {

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/carteiro/carteiro"
@@ -62,21 +61,13 @@ func (s *Server) createSuppression(w http.ResponseWriter, r *http.Request) {
 func (s *Server) listSuppressions(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	query := app.SuppressionQuery{Status: q.Get("status"), Reason: q.Get("reason"), Email: q.Get("email")}
-	if v := q.Get("after"); v != "" {
-		t, ok := parseTime(v)
-		if !ok {
-			s.writeError(w, r, carteiro.Invalid("after", "invalid_date"))
-			return
-		}
-		query.After = &t
+	err := queryTimes(q, timeParam{"after", &query.After})
+	if err == nil {
+		query.Limit, err = queryLimit(q)
 	}
-	if v := q.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			s.writeError(w, r, carteiro.Invalid("limit", "out_of_range"))
-			return
-		}
-		query.Limit = n
+	if err != nil {
+		s.writeError(w, r, err)
+		return
 	}
 	ss, next, err := s.app.ListSuppressions(r.Context(), principalOf(r.Context()), query)
 	if err != nil {

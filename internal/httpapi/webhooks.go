@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/carteiro/carteiro"
@@ -167,26 +166,13 @@ func (s *Server) deleteWebhook(w http.ResponseWriter, r *http.Request) {
 func (s *Server) webhookDeliveries(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	query := app.DeliveryQuery{EventType: q.Get("eventType"), Status: q.Get("status")}
-	for _, p := range []struct {
-		name string
-		dst  **time.Time
-	}{{"from", &query.From}, {"to", &query.To}} {
-		if v := q.Get(p.name); v != "" {
-			t, ok := parseTime(v)
-			if !ok {
-				s.writeError(w, r, carteiro.Invalid(p.name, "invalid_date"))
-				return
-			}
-			*p.dst = &t
-		}
+	err := queryTimes(q, timeParam{"from", &query.From}, timeParam{"to", &query.To})
+	if err == nil {
+		query.Limit, err = queryLimit(q)
 	}
-	if v := q.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			s.writeError(w, r, carteiro.Invalid("limit", "out_of_range"))
-			return
-		}
-		query.Limit = n
+	if err != nil {
+		s.writeError(w, r, err)
+		return
 	}
 	ds, err := s.app.ListDeliveries(r.Context(), principalOf(r.Context()), r.PathValue("id"), query)
 	if err != nil {
