@@ -328,35 +328,22 @@ func (a *App) DeliverWebhook(ctx context.Context, deliveryID string) error {
 	d.Attempts++
 	d.ResponseStatus, d.ResponseBody, d.LastError = out.Status, out.Body, out.Err
 	var retryAt time.Time
-	switch {
+	switch next, ok := webhook.NextAttempt(d.Attempts, now, out.RetryAfter, rand.Float64); {
 	case out.Success:
 		d.Status = carteiro.DeliverySuccess
-		w.FailingSince, w.FailedAttempts = nil, 0
+	case out.Gone:
+		// 410: the receiver says it is gone; the webhook is disabled (D49).
+		d.Status = carteiro.DeliveryExhausted
+	case ok:
+		d.Status, d.NextRunAt, retryAt = carteiro.DeliveryFailed, next, next
 	default:
-		if w.FailingSince == nil {
-			w.FailingSince = &now
-		}
-		w.FailedAttempts++
-		next, ok := webhook.NextAttempt(d.Attempts, now, out.RetryAfter, rand.Float64)
-		switch {
-		case out.Gone:
-			// 410: the receiver says it is gone; disable at once (D49).
-			d.Status, w.Status = carteiro.DeliveryExhausted, carteiro.WebhookDisabled
-		case ok:
-			d.Status, d.NextRunAt, retryAt = carteiro.DeliveryFailed, next, next
-		default:
-			d.Status = carteiro.DeliveryExhausted
-		}
-		if now.Sub(*w.FailingSince) >= disableAfter && w.FailedAttempts >= disableMinAttempts {
-			w.Status = carteiro.WebhookDisabled // D50
-		}
+		d.Status = carteiro.DeliveryExhausted
 	}
-	w.UpdatedAt = now
 	return a.store.InGroupTx(ctx, func(tx *store.Tx) error {
 		if err := tx.UpdateDelivery(ctx, d); err != nil {
 			return err
 		}
-		if err := tx.UpdateWebhookHealth(ctx, w); err != nil {
+		if err := tx.RecordWebhookAttempt(ctx, w.ID, out.Success, out.Gone, now, disableAfter, disableMinAttempts); err != nil {
 			return err
 		}
 		if !retryAt.IsZero() {

@@ -231,13 +231,23 @@ func (q *Queries) PendingDeliveryIDs(ctx context.Context, webhookID string) ([]s
 	return out, rs.Err()
 }
 
-// UpdateWebhookHealth stores the failure tracking and status a delivery
-// attempt changed, without touching fields an API call may be changing.
-func (q *Queries) UpdateWebhookHealth(ctx context.Context, w *carteiro.Webhook) error {
-	_, err := q.exec(ctx, `UPDATE webhooks SET status = CASE WHEN status = 'active' THEN ? ELSE status END,
-		failing_since = ?, failed_attempts = ? WHERE id = ?`, string(w.Status), microsPtr(w.FailingSince), w.FailedAttempts, w.ID)
+// RecordWebhookAttempt updates a webhook's failure tracking after one
+// delivery attempt, atomically, since deliveries run concurrently: success
+// clears it; a failure counts, and disables an active webhook when the
+// receiver said it is gone (410) or every attempt has failed for
+// disableAfter over at least minAttempts (D49, D50).
+func (q *Queries) RecordWebhookAttempt(ctx context.Context, id string, success, gone bool, now time.Time, disableAfter time.Duration, minAttempts int) error {
+	var err error
+	if success {
+		_, err = q.exec(ctx, `UPDATE webhooks SET failing_since = NULL, failed_attempts = 0 WHERE id = ?`, id)
+	} else {
+		_, err = q.exec(ctx, `UPDATE webhooks SET
+			status = CASE WHEN status = 'active' AND (? OR (failed_attempts + 1 >= ? AND COALESCE(failing_since, ?) <= ?)) THEN 'disabled' ELSE status END,
+			failing_since = COALESCE(failing_since, ?), failed_attempts = failed_attempts + 1, updated_at = ? WHERE id = ?`,
+			gone, minAttempts, micros(now), micros(now.Add(-disableAfter)), micros(now), micros(now), id)
+	}
 	if err != nil {
-		return fmt.Errorf("store: update webhook %s: %w", w.ID, classify(err))
+		return fmt.Errorf("store: record webhook attempt %s: %w", id, classify(err))
 	}
 	return nil
 }
