@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"time"
+
+	"github.com/carteiro/carteiro"
+	"github.com/carteiro/carteiro/internal/config"
+	"github.com/carteiro/carteiro/internal/logctx"
+	"github.com/carteiro/carteiro/internal/server"
+)
+
+// service is Carteiro started in this process the way cmd/carteiro serve
+// starts it (config.Load, server.Open, Bootstrap, Listen), logging JSON at
+// info level to a file as production does to its output.
+type service struct {
+	*server.Server
+	URL     string
+	LiveKey string
+	TestKey string
+	LogPath string
+	log     *os.File
+}
+
+// startService starts Carteiro on dbURL. extra adds or overrides settings;
+// poll, when not zero, shortens the queue's poll interval.
+func startService(ctx context.Context, dbURL, logPath string, extra map[string]string, poll time.Duration) (*service, error) {
+	noDNS, err := deadLoopbackAddr()
+	if err != nil {
+		return nil, err
+	}
+	settings := map[string]string{
+		"CARTEIRO_HTTP_ADDR":      "127.0.0.1:0",
+		"CARTEIRO_DATABASE_URL":   dbURL,
+		"CARTEIRO_INBOUND_ADDR":   "",
+		"CARTEIRO_SECRET_KEY":     carteiro.RandomBase62(48),
+		"CARTEIRO_LOG_FORMAT":     "json",
+		"CARTEIRO_DNS_SERVER":     noDNS,
+		"CARTEIRO_RATE_LIMIT_KEY": "1000000,1000000",
+		"CARTEIRO_RATE_LIMIT_IP":  "1000000,1000000",
+	}
+	for k, v := range extra {
+		settings[k] = v
+	}
+	cfg, err := config.Load(func(k string) (string, bool) { v, ok := settings[k]; return v, ok })
+	if err != nil {
+		return nil, fmt.Errorf("settings: %w", err)
+	}
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return nil, fmt.Errorf("log file: %w", err)
+	}
+	logger := slog.New(logctx.Handler{Handler: slog.NewJSONHandler(logFile, &slog.HandlerOptions{Level: slog.LevelInfo})})
+	srv, err := server.Open(ctx, server.Options{Config: cfg, Logger: logger, QueuePollInterval: poll})
+	if err != nil {
+		logFile.Close()
+		return nil, fmt.Errorf("start carteiro: %w", err)
+	}
+	s := &service{Server: srv, LogPath: logPath, log: logFile}
+	if err := srv.Bootstrap(ctx); err != nil {
+		return nil, errors.Join(fmt.Errorf("bootstrap: %w", err), s.stop())
+	}
+	if err := srv.Listen(cfg.HTTPAddr); err != nil {
+		return nil, errors.Join(err, s.stop())
+	}
+	s.URL = "http://" + srv.Addr()
+	for _, k := range srv.BootstrapKeys {
+		if k.Key.Mode == carteiro.ModeLive {
+			s.LiveKey = k.Secret
+		} else {
+			s.TestKey = k.Secret
+		}
+	}
+	if s.LiveKey == "" || s.TestKey == "" {
+		return nil, errors.Join(errors.New("bootstrap made no live and test keys"), s.stop())
+	}
+	return s, nil
+}
+
+// stop lets running requests and jobs finish, then closes the database
+// and the log.
+func (s *service) stop() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err := s.Shutdown(ctx)
+	return errors.Join(err, s.log.Close())
+}
+
+// deadLoopbackAddr is a loopback UDP port nobody listens on. It is the
+// service's DNS server, so that nothing the service might look up leaves
+// this machine: a query there fails at once (port unreachable). The
+// benchmark itself needs no DNS: the receiver's URL is an IP literal.
+func deadLoopbackAddr() (string, error) {
+	c, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		return "", fmt.Errorf("pick a DNS port: %w", err)
+	}
+	addr := c.LocalAddr().String()
+	return addr, c.Close()
+}
