@@ -144,7 +144,11 @@ func (a *App) applyReport(ctx context.Context, tx *store.Tx, e *carteiro.Email, 
 			add(carteiro.EventDelivered, map[string]any{"recipient": address})
 			e.DeliveredAt = &now
 		case bounce.ClassComplaint:
-			if e.ComplainedAt != nil {
+			first, err := tx.MarkComplained(ctx, e.ID, now)
+			if err != nil {
+				return err
+			}
+			if !first {
 				continue // the same complaint reported again
 			}
 			add(carteiro.EventComplained, map[string]any{"recipient": address, "feedbackType": rep.FeedbackType})

@@ -120,14 +120,20 @@ func (q *Queries) EmailByID(ctx context.Context, id string) (*carteiro.Email, er
 // UpdateEmailProgress stores the delivery state of e: status, attempts,
 // last error, message id and the lifecycle timestamps.
 func (q *Queries) UpdateEmailProgress(ctx context.Context, e *carteiro.Email, firstAttemptAt *time.Time) error {
-	_, err := q.exec(ctx, `UPDATE emails SET status = ?, attempts = ?, last_error = ?, message_id = ?, sent_at = ?,
-		delivered_at = ?, bounced_at = ?, failed_at = ?, suppressed_at = ?, scheduled_at = ?, complained_at = ?,
-		opened_at = ?, first_clicked_at = ?, open_count = ?, click_count = ?,
+	// First-time timestamps and counters only ever move forward: another
+	// path (a complaint, an open, a DSN) may have written them since e was
+	// read, and a stale copy must not undo that.
+	_, err := q.exec(ctx, `UPDATE emails SET status = ?, attempts = ?, last_error = ?, message_id = ?,
+		sent_at = COALESCE(sent_at, ?), delivered_at = COALESCE(delivered_at, ?), bounced_at = COALESCE(bounced_at, ?),
+		failed_at = COALESCE(failed_at, ?), suppressed_at = COALESCE(suppressed_at, ?), scheduled_at = ?,
+		complained_at = COALESCE(complained_at, ?), opened_at = COALESCE(opened_at, ?), first_clicked_at = COALESCE(first_clicked_at, ?),
+		open_count = CASE WHEN open_count > ? THEN open_count ELSE ? END,
+		click_count = CASE WHEN click_count > ? THEN click_count ELSE ? END,
 		first_attempt_at = COALESCE(first_attempt_at, ?) WHERE id = ?`,
 		string(e.Status), e.Attempts, nullString(e.LastError), nullString(e.MessageID), microsPtr(e.SentAt),
 		microsPtr(e.DeliveredAt), microsPtr(e.BouncedAt), microsPtr(e.FailedAt), microsPtr(e.SuppressedAt),
 		microsPtr(e.ScheduledAt), microsPtr(e.ComplainedAt), microsPtr(e.OpenedAt), microsPtr(e.FirstClickedAt),
-		e.OpenCount, e.ClickCount, microsPtr(firstAttemptAt), e.ID)
+		e.OpenCount, e.OpenCount, e.ClickCount, e.ClickCount, microsPtr(firstAttemptAt), e.ID)
 	if err != nil {
 		return fmt.Errorf("store: update email %s: %w", e.ID, classify(err))
 	}
@@ -273,4 +279,14 @@ func (q *Queries) CountClick(ctx context.Context, id string, at time.Time) (int,
 		return 0, fmt.Errorf("store: count click %s: %w", id, classify(err))
 	}
 	return n, nil
+}
+
+// MarkComplained sets complainedAt once and reports whether this call set
+// it, so a complaint reported twice, even concurrently, is recorded once.
+func (q *Queries) MarkComplained(ctx context.Context, id string, at time.Time) (bool, error) {
+	n, err := q.exec(ctx, `UPDATE emails SET complained_at = ? WHERE id = ? AND complained_at IS NULL`, micros(at), id)
+	if err != nil {
+		return false, fmt.Errorf("store: complaint %s: %w", id, classify(err))
+	}
+	return n == 1, nil
 }
