@@ -12,6 +12,9 @@ import (
 	"github.com/carteiro/carteiro"
 )
 
+// jsonSpace is the whitespace JSON allows around values (RFC 8259).
+const jsonSpace = " \t\r\n"
+
 // MaxBodyBytes is D14's request body limit.
 const MaxBodyBytes = 40 << 20
 
@@ -32,7 +35,9 @@ func readBody(r *http.Request) ([]byte, error) {
 // is 422 VALIDATION_ERROR naming the field. An empty body decodes as {} when
 // optional is true.
 func DecodeJSON(body []byte, dst any, optional bool) error {
-	trimmed := bytes.TrimSpace(body)
+	// Only JSON's own whitespace: bytes.TrimSpace would also drop a form
+	// feed and accept a body that is not JSON.
+	trimmed := bytes.Trim(body, jsonSpace)
 	if len(trimmed) == 0 {
 		if optional {
 			return nil

@@ -139,7 +139,7 @@ func (s *Server) sendBatch(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	trimmed := bytes.TrimSpace(body)
+	trimmed := bytes.Trim(body, jsonSpace)
 	var items []json.RawMessage
 	if len(trimmed) == 0 || trimmed[0] != '[' || json.Unmarshal(trimmed, &items) != nil {
 		s.writeError(w, r, &carteiro.Error{Code: carteiro.CodeInvalidJSON})
