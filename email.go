@@ -49,13 +49,16 @@ type Attachment struct {
 
 // Email is one message as accepted by the API.
 type Email struct {
-	ID             string
-	OrgID          string
-	Mode           Mode
-	Sandbox        bool
-	APIKeyID       string
-	APIKeyName     string
-	DomainID       string // the verified domain of From, empty for a verified sender or sandbox
+	ID         string
+	OrgID      string
+	Mode       Mode
+	Sandbox    bool
+	APIKeyID   string
+	APIKeyName string
+	DomainID   string // the verified domain of From, empty for a verified sender or sandbox
+	// BroadcastID names the broadcast this email was sent for, "" for
+	// POST /emails; such emails honour marketing suppressions (D45).
+	BroadcastID    string
 	From           Address
 	To             []Address
 	Cc             []Address

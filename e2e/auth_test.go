@@ -79,29 +79,58 @@ func TestOrganizationsAreIsolated(t *testing.T) {
 			Body: map[string]any{"url": "https://hooks.first.example/in", "events": []string{"email.sent"}}})
 		testserver.Expect(t, r, 201, "")
 		hook := r.JSON(t)["id"].(string)
+		r = ts.Do(t, testserver.Request{Method: "POST", Path: "/v1/product/templates", Key: ts.LiveKey,
+			Body: map[string]any{"name": "first-secret", "html": "<p>{{x}}</p>", "subject": "s"}})
+		testserver.Expect(t, r, 201, "")
+		tmpl := r.JSON(t)["id"].(string)
+		r = ts.Do(t, testserver.Request{Method: "POST", Path: "/v1/product/audiences", Key: ts.LiveKey, Body: map[string]any{"name": "first-list"}})
+		testserver.Expect(t, r, 201, "")
+		audience := r.JSON(t)["id"].(string)
+		r = ts.Do(t, testserver.Request{Method: "POST", Path: "/v1/product/audiences/" + audience + "/contacts", Key: ts.LiveKey,
+			Body: map[string]any{"email": "member@y.example"}})
+		testserver.Expect(t, r, 201, "")
+		contact := r.JSON(t)["id"].(string)
+		r = ts.Do(t, testserver.Request{Method: "POST", Path: "/v1/product/broadcasts", Key: ts.LiveKey,
+			Body: map[string]any{"audienceId": audience, "fromEmail": "news@first.example", "subject": "s", "text": "t"}})
+		testserver.Expect(t, r, 201, "")
+		broadcast := r.JSON(t)["id"].(string)
 
 		// How to name an object of the first organization for each route.
 		idFor := map[string]string{
-			"GET /v1/product/domains/{id}":                  d.ID,
-			"POST /v1/product/domains/{id}/verify":          d.ID,
-			"DELETE /v1/product/domains/{id}":               d.ID,
-			"GET /v1/product/domains/{id}/warmup":           d.ID,
-			"GET /v1/product/emails/{id}":                   email.ID,
-			"GET /v1/product/emails/{id}/events":            email.ID,
-			"POST /v1/product/emails/{id}/cancel":           email.ID,
-			"POST /v1/product/emails/{id}/resend":           email.ID,
-			"DELETE /v1/product/senders/{id}":               sender["id"].(string),
-			"POST /v1/product/domains/{id}/health":          d.ID,
-			"GET /v1/product/suppressions/{id}":             suppression,
-			"DELETE /v1/product/suppressions/{id}":          suppression,
-			"POST /v1/product/suppressions/{id}/reactivate": suppression,
-			"GET /v1/product/webhooks/{id}":                 hook,
-			"PUT /v1/product/webhooks/{id}":                 hook,
-			"PATCH /v1/product/webhooks/{id}":               hook,
-			"DELETE /v1/product/webhooks/{id}":              hook,
-			"GET /v1/product/webhooks/{id}/deliveries":      hook,
-			"POST /v1/product/webhooks/{id}/test":           hook,
-			"POST /v1/product/webhooks/{id}/rotate-secret":  hook,
+			"GET /v1/product/domains/{id}":                           d.ID,
+			"POST /v1/product/domains/{id}/verify":                   d.ID,
+			"DELETE /v1/product/domains/{id}":                        d.ID,
+			"GET /v1/product/domains/{id}/warmup":                    d.ID,
+			"GET /v1/product/emails/{id}":                            email.ID,
+			"GET /v1/product/emails/{id}/events":                     email.ID,
+			"POST /v1/product/emails/{id}/cancel":                    email.ID,
+			"POST /v1/product/emails/{id}/resend":                    email.ID,
+			"DELETE /v1/product/senders/{id}":                        sender["id"].(string),
+			"POST /v1/product/domains/{id}/health":                   d.ID,
+			"GET /v1/product/suppressions/{id}":                      suppression,
+			"DELETE /v1/product/suppressions/{id}":                   suppression,
+			"POST /v1/product/suppressions/{id}/reactivate":          suppression,
+			"GET /v1/product/webhooks/{id}":                          hook,
+			"PUT /v1/product/webhooks/{id}":                          hook,
+			"PATCH /v1/product/webhooks/{id}":                        hook,
+			"DELETE /v1/product/webhooks/{id}":                       hook,
+			"GET /v1/product/webhooks/{id}/deliveries":               hook,
+			"POST /v1/product/webhooks/{id}/test":                    hook,
+			"POST /v1/product/webhooks/{id}/rotate-secret":           hook,
+			"GET /v1/product/templates/{id}":                         tmpl,
+			"GET /v1/product/audiences/{id}":                         audience,
+			"GET /v1/product/broadcasts/{id}":                        broadcast,
+			"POST /v1/product/broadcasts/{id}/send":                  broadcast,
+			"POST /v1/product/broadcasts/{id}/cancel":                broadcast,
+			"PUT /v1/product/audiences/{id}":                         audience,
+			"DELETE /v1/product/audiences/{id}":                      audience,
+			"POST /v1/product/audiences/{id}/contacts":               audience,
+			"GET /v1/product/audiences/{id}/contacts":                audience,
+			"POST /v1/product/audiences/{id}/contacts/bulk":          audience,
+			"PUT /v1/product/audiences/{id}/contacts/{contactId}":    audience,
+			"DELETE /v1/product/audiences/{id}/contacts/{contactId}": audience,
+			"PATCH /v1/product/templates/{id}":                       tmpl,
+			"DELETE /v1/product/templates/{id}":                      tmpl,
 		}
 		// Routes without an id: what the other organization must not see.
 		notListed := func(id string) func(t *testing.T, r *testserver.Response) {
@@ -117,6 +146,9 @@ func TestOrganizationsAreIsolated(t *testing.T) {
 			"GET /v1/product/senders":      notListed(sender["id"].(string)),
 			"GET /v1/product/webhooks":     notListed(hook),
 			"GET /v1/product/suppressions": notListed(suppression),
+			"GET /v1/product/templates":    notListed(tmpl),
+			"GET /v1/product/audiences":    notListed(audience),
+			"GET /v1/product/broadcasts":   notListed(broadcast),
 			"GET /v1/product/stats": func(t *testing.T, r *testserver.Response) {
 				testserver.Expect(t, r, 200, "")
 				testserver.Must(t, strings.Contains(string(r.Body), `"totals":{"sent":0,`), "another organization's stats leak: %s", r.Body)
@@ -139,6 +171,15 @@ func TestOrganizationsAreIsolated(t *testing.T) {
 			"POST /v1/product/suppressions": {map[string]any{"email": "blocked@y.example"}, 201, ""},
 			// Webhook URLs are not unique: another organization may register the same one.
 			"POST /v1/product/webhooks": {map[string]any{"url": "https://hooks.first.example/in", "events": []string{"email.sent"}}, 201, ""},
+			// Template names are per organization.
+			"POST /v1/product/templates": {map[string]any{"name": "first-secret", "html": "x"}, 201, ""},
+			"POST /v1/product/audiences": {map[string]any{"name": "first-list"}, 201, ""},
+			// Another organization cannot broadcast to the first one's audience.
+			"POST /v1/product/broadcasts": {map[string]any{"audienceId": audience, "fromEmail": "news@first.example", "subject": "s", "text": "t"}, 422, "VALIDATION_ERROR"},
+			// Rendering routes read nothing stored.
+			"POST /v1/product/templates/preview":     {map[string]any{"html": "<p>{{x}}</p>"}, 200, ""},
+			"POST /v1/product/templates/test-render": {map[string]any{"html": "<p>{{x}}</p>"}, 200, ""},
+			"POST /v1/product/templates/format":      {map[string]any{"html": "<p>{{x}}</p>"}, 200, ""},
 		}
 		for _, rt := range ts.HTTP.Routes() {
 			if !rt.Auth {
@@ -151,7 +192,7 @@ func TestOrganizationsAreIsolated(t *testing.T) {
 					t.Errorf("route %s has no isolation case: add one", name)
 					continue
 				}
-				path := strings.NewReplacer("{id}", id).Replace(rt.Path)
+				path := strings.NewReplacer("{id}", id, "{contactId}", contact).Replace(rt.Path)
 				for _, key := range []string{otherLive, otherTest} {
 					// A valid body, so a 404 cannot be mistaken for input checks.
 					body := map[string]any{}
@@ -160,6 +201,14 @@ func TestOrganizationsAreIsolated(t *testing.T) {
 						body = map[string]any{"status": "paused"}
 					case "PUT /v1/product/webhooks/{id}":
 						body = map[string]any{"description": "taken over"}
+					case "PATCH /v1/product/templates/{id}", "PUT /v1/product/audiences/{id}":
+						body = map[string]any{"name": "taken over"}
+					case "POST /v1/product/audiences/{id}/contacts":
+						body = map[string]any{"email": "intruder@y.example"}
+					case "POST /v1/product/audiences/{id}/contacts/bulk":
+						body = map[string]any{"contacts": []map[string]any{{"email": "intruder@y.example"}}}
+					case "PUT /v1/product/audiences/{id}/contacts/{contactId}":
+						body = map[string]any{"firstName": "taken over"}
 					}
 					r := ts.Do(t, testserver.Request{Method: rt.Method, Path: path, Key: key, Body: body})
 					if r.Status != http.StatusNotFound || r.ErrorCode() != "NOT_FOUND" {
@@ -186,6 +235,19 @@ func TestOrganizationsAreIsolated(t *testing.T) {
 			}
 			t.Errorf("route %s has no isolation case: add one", name)
 		}
+		// Nor send with the first organization's template (D20: 422 on templateId).
+		own := createDomain(t, ts, otherLive, "other.example")
+		publish(ts, own)
+		verify(t, ts, otherLive, own.ID)
+		r = ts.Do(t, testserver.Request{Method: "POST", Path: "/v1/product/emails", Key: otherLive,
+			Body: map[string]any{"from": "a@other.example", "to": "b@y.example", "templateId": tmpl}})
+		testserver.Expect(t, r, 422, "VALIDATION_ERROR")
+		testserver.Must(t, strings.Contains(string(r.Body), `"field":"templateId"`), "another organization's template: %s", r.Body)
+		r = ts.Do(t, testserver.Request{Method: "GET", Path: "/v1/product/broadcasts/" + broadcast, Key: ts.LiveKey})
+		testserver.Must(t, r.JSON(t)["status"] == "draft", "another organization moved the broadcast: %s", r.Body)
+		// The first organization's audience and contact are untouched.
+		r = ts.Do(t, testserver.Request{Method: "GET", Path: "/v1/product/audiences/" + audience + "/contacts", Key: ts.LiveKey})
+		testserver.Must(t, r.JSON(t)["total"] == 1.0 && strings.Contains(string(r.Body), `"firstName":null`), "audience changed: %s", r.Body)
 		// The first organization's domain is untouched.
 		r = ts.Do(t, testserver.Request{Method: "GET", Path: "/v1/product/domains/" + d.ID, Key: ts.LiveKey})
 		testserver.Expect(t, r, 200, "")

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"net/http"
 	"net/mail"
 	"strings"
 	"sync"
@@ -13,7 +12,6 @@ import (
 	"time"
 
 	"github.com/carteiro/carteiro/internal/testserver"
-	"github.com/carteiro/carteiro/internal/testutil"
 )
 
 // TestCrashLosesNoAcceptedEmail kills the server with SIGKILL again and
@@ -23,51 +21,10 @@ import (
 // may repeat the one SMTP step in flight.
 func TestCrashLosesNoAcceptedEmail(t *testing.T) {
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
-		dns := testutil.NewDNSServer(t)
-		smtp := testutil.NewSMTPServer(t)
-		env := map[string]string{
-			"CARTEIRO_HTTP_ADDR": "127.0.0.1:0", "CARTEIRO_DATABASE_URL": testserver.DatabaseURL(t, b),
-			"CARTEIRO_DNS_SERVER": dns.Addr(), "CARTEIRO_INBOUND_ADDR": "", "CARTEIRO_DELIVERY": "relay",
-			"CARTEIRO_RELAY_URL": "smtp+plain://" + smtp.Addr(), "CARTEIRO_RELAY_ACCEPT_IS_DELIVERY": "true",
-			"CARTEIRO_SMTP_TIMEOUT": "2s", "CARTEIRO_JOB_TIMEOUT": "2s", "CARTEIRO_WARMUP": "off",
-			"CARTEIRO_RATE_LIMIT_KEY": "100000,100000", "CARTEIRO_RATE_LIMIT_IP": "100000,100000",
-			"CARTEIRO_SECRET_KEY": "crash-test-secret-key-0123456789abcdef",
-		}
-		p := startProcess(t, env)
-		key := p.liveKey
-		testserver.Must(t, key != "", "no live key printed on first start")
-		client := &http.Client{Timeout: 10 * time.Second}
-		call := func(p *process, method, path string, body any) (int, []byte, error) {
-			var raw []byte
-			if body != nil {
-				raw, _ = json.Marshal(body)
-			}
-			req, _ := http.NewRequest(method, "http://"+p.addr+path, bytes.NewReader(raw))
-			req.Header.Set("Authorization", "Bearer "+key)
-			resp, err := client.Do(req)
-			if err != nil {
-				return 0, nil, err
-			}
-			defer resp.Body.Close()
-			var buf bytes.Buffer
-			_, err = buf.ReadFrom(resp.Body)
-			return resp.StatusCode, buf.Bytes(), err
-		}
-
-		// A verified domain, through the API.
-		status, body, err := call(p, "POST", "/v1/product/domains", map[string]string{"name": "crash.example"})
-		testserver.Must(t, err == nil && status == 201, "create domain: %d %s %v", status, body, err)
-		var d createdDomain
-		_ = json.Unmarshal(body, &d)
-		for _, rec := range d.Records {
-			if rec.Type == "TXT" {
-				dns.SetTXT(rec.Host, rec.Value)
-			} else {
-				dns.SetCNAME(rec.Host, rec.Value)
-			}
-		}
-		status, body, _ = call(p, "POST", "/v1/product/domains/"+d.ID+"/verify", nil)
-		testserver.Must(t, status == 202 && strings.Contains(string(body), `"verified"`), "verify: %d %s", status, body)
+		rig := newCrashRig(t, b, "crash.example")
+		smtp := rig.smtp
+		p := rig.p
+		call := rig.callOn
 
 		var mu sync.Mutex
 		accepted := map[string]bool{}
@@ -75,8 +32,8 @@ func TestCrashLosesNoAcceptedEmail(t *testing.T) {
 		rounds := 4
 		for round := 0; round < rounds; round++ {
 			if round > 0 {
-				p = startProcess(t, env)
-				testserver.Must(t, p.liveKey == "", "keys printed again on a restart (D4: once)")
+				rig.restart(t)
+				p = rig.p
 			}
 			stop := make(chan struct{})
 			var wg sync.WaitGroup
@@ -143,7 +100,8 @@ func TestCrashLosesNoAcceptedEmail(t *testing.T) {
 		testserver.Must(t, total > 50, "too few emails accepted (%d) to prove anything", total)
 
 		// Restart for good and wait until every accepted email arrived.
-		p = startProcess(t, env)
+		rig.restart(t)
+		p = rig.p
 		delivered := map[string]int{}
 		deadline := time.Now().Add(90 * time.Second)
 		missing := total

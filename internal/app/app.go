@@ -39,10 +39,16 @@ type JobOpts struct {
 // its own workers, so slow or dead endpoints cannot hold up email.
 const WebhookQueue = "webhooks"
 
+// BroadcastQueue runs the fan-out of broadcasts (FanOutJob and
+// StartBroadcastJob) apart from the deliveries they create.
+const BroadcastQueue = "broadcasts"
+
 // Enqueuer inserts jobs inside a store transaction, so a job exists exactly
 // when the rows it acts on were committed.
 type Enqueuer interface {
 	EnqueueTx(ctx context.Context, tx *store.Tx, job Job, opts JobOpts) error
+	// EnqueueManyTx inserts several jobs with the same options at once.
+	EnqueueManyTx(ctx context.Context, tx *store.Tx, jobs []Job, opts JobOpts) error
 }
 
 // Config holds the settings the use cases need.
@@ -85,6 +91,7 @@ type App struct {
 	logger    *slog.Logger
 	transport mta.Transport
 	hooks     *webhook.Client
+	templates TemplateEngine
 
 	keysMu sync.Mutex
 	keys   map[string]crypto.Signer // DKIM keys opened, by domain id
@@ -103,6 +110,8 @@ type Deps struct {
 	Transport mta.Transport
 	// Hooks sends webhook deliveries.
 	Hooks *webhook.Client
+	// Templates renders customer templates.
+	Templates TemplateEngine
 }
 
 // New builds an App.
@@ -114,7 +123,7 @@ func New(d Deps, cfg Config) *App {
 		cfg.RetryWindow = 72 * time.Hour
 	}
 	return &App{store: d.Store, queue: d.Queue, clock: d.Clock, dns: d.DNS, box: d.Box, cfg: cfg, logger: d.Logger,
-		transport: d.Transport, hooks: d.Hooks, keys: map[string]crypto.Signer{}}
+		transport: d.Transport, hooks: d.Hooks, templates: d.Templates, keys: map[string]crypto.Signer{}}
 }
 
 // storeErr turns store sentinels into domain errors; anything else is an

@@ -51,7 +51,16 @@ func (a *App) DeliverEmail(ctx context.Context, emailID string) error {
 			return err
 		}
 		e.Status = carteiro.EmailQueued
-	case carteiro.EmailQueued, carteiro.EmailProcessing:
+	case carteiro.EmailQueued:
+		if e.BroadcastID != "" {
+			// A broadcast's cancel cancels its queued emails (D43): claim
+			// this one first, so it is either cancelled or in flight.
+			ok, err := a.store.SetEmailStatusIf(ctx, e.ID, carteiro.EmailQueued, carteiro.EmailProcessing)
+			if err != nil || !ok {
+				return err
+			}
+		}
+	case carteiro.EmailProcessing:
 	default:
 		return nil // cancelled, or every recipient is final
 	}

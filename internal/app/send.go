@@ -105,7 +105,9 @@ func (a *App) SendBatch(ctx context.Context, p *Principal, reqs []*SendRequest) 
 
 // prepare does every check that needs no transaction.
 func (a *App) prepare(ctx context.Context, p *Principal, r *SendRequest) (*carteiro.Email, error) {
-	e, err := buildEmail(r)
+	e, err := buildEmail(r, func(id string) (carteiro.RenderedTemplate, error) {
+		return a.renderForSend(ctx, p.Org.ID, id, r.Variables)
+	})
 	if err != nil {
 		return nil, err
 	}

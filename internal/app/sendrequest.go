@@ -79,9 +79,11 @@ type SendResult struct {
 }
 
 // buildEmail validates r in the order of its fields and builds the email
-// it asks for (D12, D14, D16 to D21). Checks that need the database (the
-// sender, templates) come later.
-func buildEmail(r *SendRequest) (*carteiro.Email, error) {
+// it asks for (D12, D14, D16 to D21). renderTemplate renders the named
+// template with the request's variables (D20), called only when templateId
+// is given and every earlier field is valid. Checks that need the database
+// (the sender) come later.
+func buildEmail(r *SendRequest, renderTemplate func(id string) (carteiro.RenderedTemplate, error)) (*carteiro.Email, error) {
 	e := &carteiro.Email{Headers: r.Headers, Tags: r.Tags}
 	if r.From == nil {
 		return nil, carteiro.Invalid("from", "required")
@@ -109,9 +111,24 @@ func buildEmail(r *SendRequest) (*carteiro.Email, error) {
 		return nil, err
 	}
 	if r.TemplateID != nil {
-		// Templates arrive with the templates issue; until then a templateId
-		// names no template (D20: unknown template is a 422 on templateId).
-		return nil, carteiro.Invalid("templateId", "invalid_value")
+		rendered, err := renderTemplate(*r.TemplateID)
+		if err != nil {
+			return nil, err
+		}
+		if r.HTML != nil || r.Text != nil {
+			// One source of content: a template and its own html/text
+			// would leave unclear which one is sent.
+			field := "html"
+			if r.HTML == nil {
+				field = "text"
+			}
+			return nil, carteiro.Invalid(field, "not_allowed")
+		}
+		// D20: the request's subject overrides the template's.
+		if r.Subject == nil || *r.Subject == "" {
+			r.Subject = &rendered.Subject
+		}
+		e.HTML, e.Text = rendered.HTML, rendered.Text
 	}
 	if r.Subject == nil || *r.Subject == "" {
 		return nil, carteiro.Invalid("subject", "required")

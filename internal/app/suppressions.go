@@ -168,7 +168,11 @@ func (a *App) ReactivateSuppression(ctx context.Context, p *Principal, id string
 // the delivery gate: recipients suppressed now are marked so, with an
 // email.suppressed event each, to be recorded with the attempt.
 func (a *App) splitSuppressed(ctx context.Context, gate *store.DeliveryGate, e *carteiro.Email, pending []*carteiro.Recipient) (keep []*carteiro.Recipient, events []*carteiro.EmailEvent, err error) {
-	blocked, err := gate.Suppressed(ctx, []string{CategoryAll}, a.clock.Now())
+	categories := []string{CategoryAll}
+	if e.BroadcastID != "" {
+		categories = append(categories, CategoryMarketing) // D45: marketing blocks broadcasts only
+	}
+	blocked, err := gate.Suppressed(ctx, categories, a.clock.Now())
 	if err != nil || len(blocked) == 0 {
 		return pending, nil, err
 	}

@@ -32,6 +32,8 @@ func (s *Server) routeTable() []Route {
 		{Method: http.MethodGet, Path: p + "/openapi.json", handler: s.openAPI},
 		{Method: http.MethodGet, Path: "/t/o/{token}", handler: s.trackOpen},
 		{Method: http.MethodGet, Path: "/t/c/{token}", handler: s.trackClick},
+		{Method: http.MethodGet, Path: "/u/{token}", handler: s.unsubscribeConfirm},
+		{Method: http.MethodPost, Path: "/u/{token}", handler: s.unsubscribe},
 
 		{Method: http.MethodPost, Path: p + "/domains", Auth: true, handler: s.createDomain},
 		{Method: http.MethodGet, Path: p + "/domains", Auth: true, handler: s.listDomains},
@@ -66,6 +68,32 @@ func (s *Server) routeTable() []Route {
 		{Method: http.MethodPost, Path: p + "/webhooks/{id}/rotate-secret", Auth: true, handler: s.rotateWebhookSecret},
 
 		{Method: http.MethodGet, Path: p + "/stats", Auth: true, handler: s.stats},
+
+		{Method: http.MethodPost, Path: p + "/audiences", Auth: true, handler: s.createAudience},
+		{Method: http.MethodGet, Path: p + "/audiences", Auth: true, handler: s.listAudiences},
+		{Method: http.MethodGet, Path: p + "/audiences/{id}", Auth: true, handler: s.getAudience},
+		{Method: http.MethodPut, Path: p + "/audiences/{id}", Auth: true, handler: s.updateAudience},
+		{Method: http.MethodDelete, Path: p + "/audiences/{id}", Auth: true, handler: s.deleteAudience},
+		{Method: http.MethodPost, Path: p + "/audiences/{id}/contacts", Auth: true, handler: s.createContact},
+		{Method: http.MethodGet, Path: p + "/audiences/{id}/contacts", Auth: true, handler: s.listContacts},
+		{Method: http.MethodPost, Path: p + "/audiences/{id}/contacts/bulk", Auth: true, handler: s.importContacts},
+		{Method: http.MethodPut, Path: p + "/audiences/{id}/contacts/{contactId}", Auth: true, handler: s.updateContact},
+		{Method: http.MethodDelete, Path: p + "/audiences/{id}/contacts/{contactId}", Auth: true, handler: s.deleteContact},
+
+		{Method: http.MethodPost, Path: p + "/broadcasts", Auth: true, handler: s.createBroadcast},
+		{Method: http.MethodGet, Path: p + "/broadcasts", Auth: true, handler: s.listBroadcasts},
+		{Method: http.MethodGet, Path: p + "/broadcasts/{id}", Auth: true, handler: s.getBroadcast},
+		{Method: http.MethodPost, Path: p + "/broadcasts/{id}/send", Auth: true, handler: s.sendBroadcast},
+		{Method: http.MethodPost, Path: p + "/broadcasts/{id}/cancel", Auth: true, handler: s.cancelBroadcast},
+
+		{Method: http.MethodPost, Path: p + "/templates", Auth: true, handler: s.createTemplate},
+		{Method: http.MethodGet, Path: p + "/templates", Auth: true, handler: s.listTemplates},
+		{Method: http.MethodPost, Path: p + "/templates/preview", Auth: true, handler: s.previewTemplate},
+		{Method: http.MethodPost, Path: p + "/templates/format", Auth: true, handler: s.formatTemplate},
+		{Method: http.MethodPost, Path: p + "/templates/test-render", Auth: true, handler: s.testRenderTemplate},
+		{Method: http.MethodGet, Path: p + "/templates/{id}", Auth: true, handler: s.getTemplate},
+		{Method: http.MethodPatch, Path: p + "/templates/{id}", Auth: true, handler: s.updateTemplate},
+		{Method: http.MethodDelete, Path: p + "/templates/{id}", Auth: true, handler: s.deleteTemplate},
 
 		{Method: http.MethodGet, Path: p + "/suppressions", Auth: true, handler: s.listSuppressions},
 		{Method: http.MethodPost, Path: p + "/suppressions", Auth: true, handler: s.createSuppression},

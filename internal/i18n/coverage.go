@@ -54,6 +54,8 @@ func Reasons() []string {
 		"not_allowed",
 		"invalid_base64",
 		"duplicate",
+		"inactive",
+		"not_supported",
 		"header_injection",
 		"reserved_header",
 		"in_the_past",

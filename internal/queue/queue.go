@@ -115,6 +115,9 @@ func (q *Queue) config(a *app.App, opts Options) *river.Config {
 		// Webhook attempts mostly wait on the network (5 s at worst), so
 		// many run at once; one dead endpoint occupies few of them.
 		app.WebhookQueue: {MaxWorkers: 4 * max(1, opts.Workers)},
+		// Broadcast fan-out steps enqueue thousands of deliveries each; on
+		// their own queue the next step does not wait behind them.
+		app.BroadcastQueue: {MaxWorkers: 2},
 	}
 	cfg.FetchPollInterval = opts.PollInterval
 	if cfg.FetchPollInterval == 0 {
@@ -186,6 +189,31 @@ func (q *Queue) EnqueueTx(ctx context.Context, tx *store.Tx, job app.Job, opts a
 	}
 	if err != nil {
 		return fmt.Errorf("queue: insert %s: %w", job.Kind(), err)
+	}
+	return nil
+}
+
+// EnqueueManyTx inserts jobs in tx with one statement (app.Enqueuer): a
+// broadcast's fan-out step hands hundreds of emails to delivery at once.
+func (q *Queue) EnqueueManyTx(ctx context.Context, tx *store.Tx, jobs []app.Job, opts app.JobOpts) error {
+	if len(jobs) == 0 {
+		return nil
+	}
+	params := make([]river.InsertManyParams, len(jobs))
+	for i, job := range jobs {
+		params[i] = river.InsertManyParams{Args: job, InsertOpts: &river.InsertOpts{ScheduledAt: opts.ScheduledAt, Queue: opts.Queue}}
+	}
+	var err error
+	switch raw := tx.Raw().(type) {
+	case pgx.Tx:
+		_, err = q.pg.InsertManyFastTx(ctx, raw, params)
+	case *sql.Tx:
+		_, err = q.sqlite.InsertManyFastTx(ctx, raw, params)
+	default:
+		err = fmt.Errorf("unknown transaction type %T", raw)
+	}
+	if err != nil {
+		return fmt.Errorf("queue: insert %d %s jobs: %w", len(jobs), jobs[0].Kind(), err)
 	}
 	return nil
 }

@@ -16,6 +16,8 @@ func workers(a *app.App) *river.Workers {
 	river.AddWorker(w, &deliverWorker{app: a})
 	river.AddWorker(w, &senderVerificationWorker{app: a})
 	river.AddWorker(w, &webhookWorker{app: a})
+	river.AddWorker(w, &startBroadcastWorker{app: a})
+	river.AddWorker(w, &fanOutWorker{app: a})
 	return w
 }
 
@@ -63,4 +65,22 @@ type webhookWorker struct {
 
 func (w *webhookWorker) Work(ctx context.Context, job *river.Job[app.WebhookDeliveryJob]) error {
 	return w.app.DeliverWebhook(ctx, job.Args.DeliveryID)
+}
+
+type startBroadcastWorker struct {
+	river.WorkerDefaults[app.StartBroadcastJob]
+	app *app.App
+}
+
+func (w *startBroadcastWorker) Work(ctx context.Context, job *river.Job[app.StartBroadcastJob]) error {
+	return w.app.StartScheduledBroadcast(ctx, job.Args.BroadcastID)
+}
+
+type fanOutWorker struct {
+	river.WorkerDefaults[app.FanOutJob]
+	app *app.App
+}
+
+func (w *fanOutWorker) Work(ctx context.Context, job *river.Job[app.FanOutJob]) error {
+	return w.app.FanOut(ctx, job.Args.BroadcastID)
 }

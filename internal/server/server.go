@@ -9,6 +9,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/carteiro/carteiro/internal/render"
+	"github.com/carteiro/carteiro/internal/templating"
 	"io"
 	"log/slog"
 	"net"
@@ -128,9 +130,13 @@ func (s *Server) build(ctx context.Context, o Options) error {
 	if err != nil {
 		return fmt.Errorf("webhook client: %w", err)
 	}
+	templates, err := templating.New(render.DefaultLimits())
+	if err != nil {
+		return fmt.Errorf("templates: %w", err)
+	}
 	s.App = app.New(app.Deps{
 		Store: s.Store, Queue: s.Queue, Clock: o.Clock, DNS: &dnscheck.Checker{Resolver: resolver}, Box: box, Logger: o.Logger,
-		Transport: s.transport, Hooks: hooks,
+		Transport: s.transport, Hooks: hooks, Templates: templates,
 	}, app.Config{
 		Tracking: o.Config.Tracking, WebhookAllowPrivate: o.Config.WebhookAllowPrivate,
 		Blocklists: o.Config.Blocklists, SendingIPs: o.Config.SendingIPs,

@@ -12,22 +12,22 @@ import (
 const emailColumns = `id, org_id, mode, sandbox, api_key_id, api_key_name, domain_id, from_addr, to_addrs, cc_addrs, bcc_addrs,
 reply_to, subject, html, text_body, headers, attachments, tags, status, attempts, last_error, message_id, idempotency_key,
 created_at, scheduled_at, sent_at, delivered_at, bounced_at, failed_at, complained_at, suppressed_at, opened_at,
-first_clicked_at, open_count, click_count`
+first_clicked_at, open_count, click_count, broadcast_id`
 
 func scanEmail(r row) (*carteiro.Email, error) {
 	var e carteiro.Email
-	var keyID, keyName, domainID, from, cc, bcc, replyTo, subject, html, text, headers, attachments, tags, lastErr, msgID, idem *string
+	var keyID, keyName, domainID, from, cc, bcc, replyTo, subject, html, text, headers, attachments, tags, lastErr, msgID, idem, broadcast *string
 	var to string
 	var created int64
 	var scheduled, sent, delivered, bounced, failed, complained, suppressed, opened, clicked *int64
 	err := r.Scan(&e.ID, &e.OrgID, &e.Mode, &e.Sandbox, &keyID, &keyName, &domainID, &from, &to, &cc, &bcc,
 		&replyTo, &subject, &html, &text, &headers, &attachments, &tags, &e.Status, &e.Attempts, &lastErr, &msgID, &idem,
 		&created, &scheduled, &sent, &delivered, &bounced, &failed, &complained, &suppressed, &opened,
-		&clicked, &e.OpenCount, &e.ClickCount)
+		&clicked, &e.OpenCount, &e.ClickCount, &broadcast)
 	if err != nil {
 		return nil, err
 	}
-	e.APIKeyID, e.APIKeyName, e.DomainID = deref(keyID), deref(keyName), deref(domainID)
+	e.APIKeyID, e.APIKeyName, e.DomainID, e.BroadcastID = deref(keyID), deref(keyName), deref(domainID), deref(broadcast)
 	e.Subject, e.HTML, e.Text, e.LastError, e.MessageID, e.IdempotencyKey = deref(subject), deref(html), deref(text), deref(lastErr), deref(msgID), deref(idem)
 	fromList, err := decodeAddresses(from)
 	if err != nil || len(fromList) != 1 {
@@ -71,7 +71,7 @@ func (q *Queries) InsertEmail(ctx context.Context, e *carteiro.Email) error {
 	}
 	from := []carteiro.Address{e.From}
 	_, err := q.exec(ctx, `INSERT INTO emails (`+emailColumns+`, search_recipients, first_attempt_at, from_email) VALUES
-		(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		e.ID, e.OrgID, string(e.Mode), e.Sandbox, nullString(e.APIKeyID), nullString(e.APIKeyName), nullString(e.DomainID),
 		encodeAddresses(from), *encodeAddresses(e.To), encodeAddresses(e.Cc), encodeAddresses(e.Bcc),
 		encodeAddresses(e.ReplyTo), nullString(e.Subject), nullString(e.HTML), nullString(e.Text), encodeMap(e.Headers),
@@ -79,7 +79,7 @@ func (q *Queries) InsertEmail(ctx context.Context, e *carteiro.Email) error {
 		nullString(e.MessageID), nullString(e.IdempotencyKey),
 		micros(e.CreatedAt), microsPtr(e.ScheduledAt), microsPtr(e.SentAt), microsPtr(e.DeliveredAt), microsPtr(e.BouncedAt),
 		microsPtr(e.FailedAt), microsPtr(e.ComplainedAt), microsPtr(e.SuppressedAt), microsPtr(e.OpenedAt),
-		microsPtr(e.FirstClickedAt), e.OpenCount, e.ClickCount, search.String(), nil, strings.ToLower(e.From.Email))
+		microsPtr(e.FirstClickedAt), e.OpenCount, e.ClickCount, nullString(e.BroadcastID), search.String(), nil, strings.ToLower(e.From.Email))
 	if err != nil {
 		return fmt.Errorf("store: insert email: %w", classify(err))
 	}

@@ -158,39 +158,8 @@ func (q *Queries) ListSuppressions(ctx context.Context, f SuppressionFilter) ([]
 		conds = append(conds, `email LIKE ? ESCAPE '\'`)
 		args = append(args, "%"+likeEscape(strings.ToLower(f.Email))+"%")
 	}
-	where := strings.Join(conds, " AND ")
-	list := func(where string, args []any, limit int) ([]*carteiro.Suppression, error) {
-		query := `SELECT ` + suppressionColumns + ` FROM suppressions WHERE ` + where + ` ORDER BY created_at DESC, id DESC`
-		if limit > 0 {
-			query += ` LIMIT ?`
-			args = append(args, limit)
-		}
-		rs, err := q.query(ctx, query, args...)
-		if err != nil {
-			return nil, fmt.Errorf("store: list suppressions: %w", classify(err))
-		}
-		defer rs.Close()
-		var out []*carteiro.Suppression
-		for rs.Next() {
-			s, err := scanSuppression(rs)
-			if err != nil {
-				return nil, fmt.Errorf("store: list suppressions: %w", classify(err))
-			}
-			out = append(out, s)
-		}
-		return out, rs.Err()
-	}
-	pageWhere, pageArgs := where, args
-	if f.After != nil {
-		pageWhere += " AND created_at < ?"
-		pageArgs = append(append([]any{}, args...), micros(*f.After))
-	}
-	rows, err := list(pageWhere, pageArgs, f.Limit+1)
-	if err != nil {
-		return nil, nil, err
-	}
-	return cutPage(rows, f.Limit, func(s *carteiro.Suppression) time.Time { return s.CreatedAt },
-		func(at time.Time) ([]*carteiro.Suppression, error) {
-			return list(pageWhere+" AND created_at = ?", append(append([]any{}, pageArgs...), micros(at)), -1)
-		})
+	return suppressionList.page(ctx, q, strings.Join(conds, " AND "), args, f.After, f.Limit)
 }
+
+var suppressionList = listQuery[*carteiro.Suppression]{what: "suppressions", selectFrom: `SELECT ` + suppressionColumns + ` FROM suppressions`,
+	createdCol: "created_at", scan: scanSuppression, createdAt: func(s *carteiro.Suppression) time.Time { return s.CreatedAt }}

@@ -1,0 +1,323 @@
+package e2e
+
+import (
+	"bytes"
+	"fmt"
+	"mime"
+	"net/mail"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/carteiro/carteiro/internal/testserver"
+	"github.com/carteiro/carteiro/internal/testutil"
+)
+
+const broadcastsPath = "/v1/product/broadcasts"
+
+func broadcastReq(t *testing.T, ts *testserver.TestServer, key, method, path string, body any) *testserver.Response {
+	t.Helper()
+	return ts.Do(t, testserver.Request{Method: method, Path: broadcastsPath + path, Key: key, Body: body})
+}
+
+// newAudience makes an audience with the given contacts ({email, firstName}).
+func newAudience(t *testing.T, ts *testserver.TestServer, contacts []map[string]any) string {
+	t.Helper()
+	r := audienceReq(t, ts, "POST", "", map[string]any{"name": "list"})
+	testserver.Expect(t, r, 201, "")
+	id := r.JSON(t)["id"].(string)
+	r = audienceReq(t, ts, "POST", "/"+id+"/contacts/bulk", map[string]any{"contacts": contacts})
+	testserver.Expect(t, r, 200, "")
+	testserver.Must(t, r.JSON(t)["inserted"] == float64(len(contacts)), "bulk %s", r.Body)
+	return id
+}
+
+func waitBroadcast(t *testing.T, ts *testserver.TestServer, key, id, status string) map[string]any {
+	t.Helper()
+	var b map[string]any
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		b = broadcastReq(t, ts, key, "GET", "/"+id, nil).JSON(t)
+		if b["status"] == status {
+			return b
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("broadcast %s is %v, want %s: %v", id, b["status"], status, b)
+	return nil
+}
+
+func parseMessage(t *testing.T, m testutil.ReceivedMessage) (*mail.Message, map[string]string) {
+	t.Helper()
+	msg, err := mail.ReadMessage(bytes.NewReader(m.Data))
+	testserver.Must(t, err == nil, "parse: %v", err)
+	return msg, walkMIME(t, msg.Header.Get("Content-Type"), msg.Body)
+}
+
+// TestBroadcastToAudience sends a broadcast through the real delivery
+// engine: personalised, suppressed contacts left out and counted, RFC 8058
+// headers signed by DKIM, and a one-click unsubscribe that works from the
+// received message's own header while GET changes nothing.
+func TestBroadcastToAudience(t *testing.T) {
+	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
+		ts, smtp, _ := relayServer(t, b, nil)
+		aud := newAudience(t, ts, []map[string]any{
+			{"email": "ana@customer.example", "firstName": "Ana", "metadata": map[string]any{"plan": "pro"}},
+			{"email": "bia@customer.example", "firstName": "Bia"},
+			{"email": "blocked@customer.example", "firstName": "Zé"},
+			{"email": "carlos@customer.example"},
+		})
+		testserver.Expect(t, ts.Do(t, testserver.Request{Method: "POST", Path: "/v1/product/suppressions", Key: ts.LiveKey,
+			Body: map[string]any{"email": "blocked@customer.example"}}), 201, "")
+
+		r := broadcastReq(t, ts, ts.LiveKey, "POST", "", map[string]any{
+			"audienceId": aud, "fromEmail": "Loja <news@shop.example>", "subject": "Oferta para {{contact.firstName}}",
+			"html":      `<p>Olá {{#if contact.firstName}}{{contact.firstName}}{{else}}cliente{{/if}} ({{contact.metadata.plan}}) {{promo}}</p><a href="{{unsubscribeUrl}}">sair</a>`,
+			"variables": map[string]any{"promo": "10% off"}, "name": "Black Friday", "replyTo": "sac@shop.example",
+		})
+		testserver.Expect(t, r, 201, "")
+		bc := r.JSON(t)
+		id := bc["id"].(string)
+		testserver.Must(t, bc["status"] == "draft" && bc["audienceName"] == "list" && bc["recipientsTotal"] == 0.0 &&
+			bc["fromEmail"] == "Loja <news@shop.example>", "created %v", bc)
+		testserver.Expect(t, broadcastReq(t, ts, ts.LiveKey, "POST", "/"+id+"/cancel", nil), 409, "INVALID_STATE")
+
+		r = broadcastReq(t, ts, ts.LiveKey, "POST", "/"+id+"/send", nil)
+		testserver.Expect(t, r, 202, "")
+		testserver.Must(t, r.JSON(t)["status"] == "sending" && r.JSON(t)["id"] == id, "send %s", r.Body)
+		testserver.Expect(t, broadcastReq(t, ts, ts.LiveKey, "POST", "/"+id+"/send", nil), 409, "INVALID_STATE")
+
+		done := waitBroadcast(t, ts, ts.LiveKey, id, "sent")
+		testserver.Must(t, done["recipientsTotal"] == 4.0 && done["recipientsQueued"] == 3.0 && done["recipientsFailed"] == 1.0 &&
+			done["sentAt"] != nil, "counters %v", done)
+		_, err := smtp.WaitForMessages(3, 15*time.Second)
+		testserver.Must(t, err == nil, "messages: %v", err)
+		time.Sleep(200 * time.Millisecond)
+		msgs := smtp.Messages()
+		testserver.Must(t, len(msgs) == 3, "%d messages, want 3", len(msgs))
+		byRcpt := map[string]testutil.ReceivedMessage{}
+		for _, m := range msgs {
+			testserver.Must(t, len(m.To) == 1, "one recipient per message: %v", m.To)
+			byRcpt[m.To[0]] = m
+		}
+		_, blocked := byRcpt["blocked@customer.example"]
+		testserver.Must(t, !blocked, "a suppressed contact received the broadcast")
+		var unsubscribeURL string
+		for rcpt, m := range byRcpt {
+			verifyDKIM(t, ts, m.Data)
+			msg, parts := parseMessage(t, m)
+			h := msg.Header
+			lu := h.Get("List-Unsubscribe")
+			testserver.Must(t, strings.HasPrefix(lu, "<http") && strings.Contains(lu, "/u/") && h.Get("List-Unsubscribe-Post") == "List-Unsubscribe=One-Click",
+				"%s: unsubscribe headers %q %q", rcpt, lu, h.Get("List-Unsubscribe-Post"))
+			sig := strings.ToLower(h.Get("Dkim-Signature"))
+			testserver.Must(t, strings.Contains(sig, "list-unsubscribe") && strings.Contains(sig, "list-unsubscribe-post"), "DKIM does not cover the unsubscribe headers: %s", sig)
+			testserver.Must(t, h.Get("Reply-To") == "sac@shop.example", "reply-to %q", h.Get("Reply-To"))
+			subject, _ := new(mime.WordDecoder).DecodeHeader(h.Get("Subject"))
+			switch rcpt {
+			case "ana@customer.example":
+				testserver.Must(t, subject == "Oferta para Ana" && strings.Contains(parts["text/html"], "Olá Ana (pro) 10% off"), "ana got %q %q", subject, parts["text/html"])
+			case "carlos@customer.example":
+				testserver.Must(t, strings.TrimSpace(subject) == "Oferta para" && strings.Contains(parts["text/html"], "Olá cliente () 10% off"), "carlos got %q %q", subject, parts["text/html"])
+				unsubscribeURL = strings.Trim(lu, "<>")
+			}
+		}
+
+		// The unsubscribe link from carlos's own message: GET asks, POST acts.
+		u, err := url.Parse(unsubscribeURL)
+		testserver.Must(t, err == nil, "url %q", unsubscribeURL)
+		r = ts.Do(t, testserver.Request{Method: "GET", Path: u.Path, Header: map[string]string{"Accept-Language": "pt-BR"}})
+		testserver.Expect(t, r, 200, "")
+		testserver.Must(t, strings.Contains(string(r.Body), `<form method="post">`) && strings.Contains(string(r.Body), "Cancelar inscrição"), "page %s", r.Body)
+		unsubscribed := func() bool {
+			r := ts.Do(t, testserver.Request{Method: "GET", Path: "/v1/product/suppressions?reason=unsubscribe", Key: ts.LiveKey})
+			return strings.Contains(string(r.Body), "carlos@customer.example")
+		}
+		testserver.Must(t, !unsubscribed(), "GET unsubscribed")
+		r = ts.Do(t, testserver.Request{Method: "POST", Path: u.Path, Body: "List-Unsubscribe=One-Click"})
+		testserver.Expect(t, r, 200, "")
+		testserver.Must(t, unsubscribed(), "POST did not unsubscribe")
+		r = ts.Do(t, testserver.Request{Method: "GET", Path: "/v1/product/suppressions?reason=unsubscribe", Key: ts.LiveKey})
+		testserver.Must(t, strings.Contains(string(r.Body), `"category":"marketing"`), "category %s", r.Body)
+		testserver.Expect(t, ts.Do(t, testserver.Request{Method: "POST", Path: u.Path}), 200, "") // repeatable
+		forged := u.Path[:len(u.Path)-2] + "xx"
+		testserver.Expect(t, ts.Do(t, testserver.Request{Method: "POST", Path: forged}), 404, "NOT_FOUND")
+		testserver.Expect(t, ts.Do(t, testserver.Request{Method: "GET", Path: forged}), 404, "NOT_FOUND")
+
+		// A second broadcast leaves carlos out; transactional mail still reaches him (D45).
+		smtp.Reset()
+		ts.Clock.Advance(time.Second) // D27: rows sharing a createdAt are never split across pages
+		r = broadcastReq(t, ts, ts.LiveKey, "POST", "", map[string]any{"audienceId": aud, "fromEmail": "news@shop.example", "subject": "Outra", "text": "Oi {{contact.email}}"})
+		id2 := r.JSON(t)["id"].(string)
+		testserver.Expect(t, broadcastReq(t, ts, ts.LiveKey, "POST", "/"+id2+"/send", nil), 202, "")
+		done = waitBroadcast(t, ts, ts.LiveKey, id2, "sent")
+		testserver.Must(t, done["recipientsQueued"] == 2.0 && done["recipientsFailed"] == 2.0, "second counters %v", done)
+		res := send(t, ts, ts.LiveKey, map[string]any{"from": "orders@shop.example", "to": "carlos@customer.example", "subject": "Recibo", "text": "t"})
+		waitStatus(t, ts, ts.LiveKey, res.ID, "delivered")
+		msgs, _ = smtp.WaitForMessages(3, 15*time.Second)
+		got := []string{}
+		for _, m := range msgs {
+			msg, parts := parseMessage(t, m)
+			subject := msg.Header.Get("Subject")
+			got = append(got, m.To[0]+":"+subject)
+			if subject == "Outra" {
+				testserver.Must(t, strings.Contains(parts["text/plain"], "Oi "+m.To[0]), "text broadcast %q", parts["text/plain"])
+			}
+		}
+		testserver.Must(t, len(msgs) == 3 && !strings.Contains(fmt.Sprint(got), "carlos@customer.example:Outra") &&
+			strings.Contains(fmt.Sprint(got), "carlos@customer.example:Recibo"), "second round %v", got)
+
+		list := broadcastReq(t, ts, ts.LiveKey, "GET", "?status=sent&limit=1", nil)
+		testserver.Expect(t, list, 200, "")
+		lj := list.JSON(t)
+		testserver.Must(t, len(lj["broadcasts"].([]any)) == 1 && lj["nextCursor"] != nil, "list %s", list.Body)
+		next := broadcastReq(t, ts, ts.LiveKey, "GET", "?status=sent&limit=1&after="+url.QueryEscape(lj["nextCursor"].(string)), nil)
+		testserver.Must(t, len(next.JSON(t)["broadcasts"].([]any)) == 1 && next.JSON(t)["nextCursor"] == nil, "page 2 %s", next.Body)
+	})
+}
+
+func TestBroadcastValidationAndModes(t *testing.T) {
+	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
+		ts, _, _ := relayServer(t, b, nil)
+		aud := newAudience(t, ts, []map[string]any{{"email": "a@customer.example"}})
+		base := func(extra map[string]any) map[string]any {
+			m := map[string]any{"audienceId": aud, "fromEmail": "news@shop.example", "subject": "s", "html": "<p>x</p>"}
+			for k, v := range extra {
+				if v == nil {
+					delete(m, k)
+				} else {
+					m[k] = v
+				}
+			}
+			return m
+		}
+		for _, c := range []struct {
+			body  map[string]any
+			field string
+		}{
+			{base(map[string]any{"audienceId": nil}), "audienceId"},
+			{base(map[string]any{"audienceId": "0190aaaa-0000-7000-8000-000000000000"}), "audienceId"},
+			{base(map[string]any{"fromEmail": nil}), "fromEmail"},
+			{base(map[string]any{"fromEmail": "nope"}), "fromEmail"},
+			{base(map[string]any{"subject": nil}), "subject"},
+			{base(map[string]any{"html": nil}), "html"},
+			{base(map[string]any{"templateId": "0190aaaa-0000-7000-8000-000000000000", "html": nil}), "templateId"},
+			{base(map[string]any{"scheduledAt": "soon"}), "scheduledAt"},
+			{base(map[string]any{"scheduledAt": time.Now().Add(60 * 24 * time.Hour).Format(time.RFC3339)}), "scheduledAt"},
+			{base(map[string]any{"bogus": 1}), "bogus"},
+		} {
+			r := broadcastReq(t, ts, ts.LiveKey, "POST", "", c.body)
+			testserver.Expect(t, r, 422, "VALIDATION_ERROR")
+			testserver.Must(t, fieldOfError(t, r) == c.field, "%v: %s", c.body, r.Body)
+		}
+		testserver.Expect(t, broadcastReq(t, ts, ts.LiveKey, "POST", "", base(map[string]any{"html": "{{#if x}}"})), 422, "TEMPLATE_SYNTAX_ERROR")
+		testserver.Expect(t, broadcastReq(t, ts, ts.LiveKey, "POST", "", base(map[string]any{"fromEmail": "news@unverified.example"})), 403, "DOMAIN_NOT_VERIFIED")
+		testserver.Expect(t, broadcastReq(t, ts, ts.LiveKey, "GET", "?status=bogus", nil), 422, "VALIDATION_ERROR")
+		testserver.Expect(t, broadcastReq(t, ts, ts.LiveKey, "GET", "?limit=201", nil), 422, "VALIDATION_ERROR")
+
+		// A test-mode broadcast is invisible to live keys and only simulated (D7).
+		r := broadcastReq(t, ts, ts.TestKey, "POST", "", base(nil))
+		testserver.Expect(t, r, 201, "")
+		testID := r.JSON(t)["id"].(string)
+		testserver.Expect(t, broadcastReq(t, ts, ts.LiveKey, "GET", "/"+testID, nil), 404, "NOT_FOUND")
+		testserver.Must(t, !strings.Contains(string(broadcastReq(t, ts, ts.LiveKey, "GET", "", nil).Body), testID), "live list shows a test broadcast")
+		testserver.Expect(t, broadcastReq(t, ts, ts.TestKey, "POST", "/"+testID+"/send", nil), 202, "")
+		done := waitBroadcast(t, ts, ts.TestKey, testID, "sent")
+		testserver.Must(t, done["recipientsQueued"] == 1.0, "test broadcast %v", done)
+
+		// With a template: its HTML, the broadcast's subject and variables, the contact's fields.
+		r = ts.Do(t, testserver.Request{Method: "POST", Path: templatesPath, Key: ts.TestKey,
+			Body: map[string]any{"name": "promo", "subject": "ignored", "html": "<p>{{promo}} for {{contact.email}}</p>"}})
+		testserver.Expect(t, r, 201, "")
+		tmpl := r.JSON(t)["id"].(string)
+		testserver.Expect(t, broadcastReq(t, ts, ts.TestKey, "POST", "", base(map[string]any{"templateId": tmpl})), 422, "VALIDATION_ERROR") // and html
+		r = broadcastReq(t, ts, ts.TestKey, "POST", "", base(map[string]any{"templateId": tmpl, "html": nil, "subject": "Promo {{contact.email}}",
+			"variables": map[string]any{"promo": "2x1"}}))
+		testserver.Expect(t, r, 201, "")
+		withTemplate := r.JSON(t)["id"].(string)
+		testserver.Expect(t, broadcastReq(t, ts, ts.TestKey, "POST", "/"+withTemplate+"/send", nil), 202, "")
+		waitBroadcast(t, ts, ts.TestKey, withTemplate, "sent")
+		r = ts.Do(t, testserver.Request{Method: "GET", Path: "/v1/product/emails?limit=100", Key: ts.TestKey})
+		testserver.Must(t, strings.Contains(string(r.Body), `"subject":"Promo a@customer.example"`) &&
+			strings.Contains(string(r.Body), `<p>2x1 for a@customer.example</p>`), "templated broadcast emails: %s", r.Body)
+
+		// Scheduled: it starts by itself at its time; cancel before that stops it.
+		at := ts.Clock.Now().Add(time.Hour).UTC().Format(time.RFC3339)
+		r = broadcastReq(t, ts, ts.LiveKey, "POST", "", base(map[string]any{"scheduledAt": at}))
+		testserver.Expect(t, r, 201, "")
+		sched := r.JSON(t)
+		testserver.Must(t, sched["status"] == "scheduled" && sched["scheduledAt"] != nil, "scheduled %v", sched)
+		r = broadcastReq(t, ts, ts.LiveKey, "POST", "", base(map[string]any{"scheduledAt": at}))
+		cancelled := r.JSON(t)["id"].(string)
+		r = broadcastReq(t, ts, ts.LiveKey, "POST", "/"+cancelled+"/cancel", nil)
+		testserver.Expect(t, r, 200, "")
+		testserver.Must(t, r.JSON(t)["status"] == "cancelled" && r.JSON(t)["cancelledAt"] != nil, "cancel %s", r.Body)
+		testserver.Expect(t, broadcastReq(t, ts, ts.LiveKey, "POST", "/"+cancelled+"/send", nil), 409, "INVALID_STATE")
+		ts.Clock.Advance(2 * time.Hour)
+		waitBroadcast(t, ts, ts.LiveKey, sched["id"].(string), "sent")
+		testserver.Must(t, broadcastReq(t, ts, ts.LiveKey, "GET", "/"+cancelled, nil).JSON(t)["status"] == "cancelled", "a cancelled broadcast started")
+	})
+}
+
+// TestBroadcastCancelMidway pauses a broadcast at the domain's warmup
+// quota (50 on the first day, D34), cancels it while deliveries are under
+// way, and checks that nothing is handed to SMTP after the cancel commits
+// except what was in flight, that delivered emails stay delivered, and
+// that the next day's resume does not happen.
+func TestBroadcastCancelMidway(t *testing.T) {
+	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
+		ts, smtp, _ := relayServer(t, b, map[string]string{"CARTEIRO_WARMUP": "on"})
+		smtp.SetStall(testutil.StageData, 100*time.Millisecond) // a slow server keeps emails queued
+		contacts := make([]map[string]any, 300)
+		for i := range contacts {
+			contacts[i] = map[string]any{"email": fmt.Sprintf("c%04d@customer.example", i)}
+		}
+		aud := newAudience(t, ts, contacts)
+		r := broadcastReq(t, ts, ts.LiveKey, "POST", "", map[string]any{"audienceId": aud, "fromEmail": "news@shop.example", "subject": "s", "text": "t"})
+		id := r.JSON(t)["id"].(string)
+		testserver.Expect(t, broadcastReq(t, ts, ts.LiveKey, "POST", "/"+id+"/send", nil), 202, "")
+		var bc map[string]any
+		waitFor(t, func() bool {
+			bc = broadcastReq(t, ts, ts.LiveKey, "GET", "/"+id, nil).JSON(t)
+			return bc["recipientsQueued"] == 50.0
+		})
+		_, err := smtp.WaitForMessages(3, 15*time.Second)
+		testserver.Must(t, err == nil, "nothing delivered: %v", err)
+		bc = broadcastReq(t, ts, ts.LiveKey, "GET", "/"+id, nil).JSON(t)
+		testserver.Must(t, bc["status"] == "sending" && bc["recipientsQueued"] == 50.0 && bc["recipientsTotal"] == 300.0,
+			"paused at the warmup quota: %v", bc)
+
+		r = broadcastReq(t, ts, ts.LiveKey, "POST", "/"+id+"/cancel", nil)
+		testserver.Expect(t, r, 200, "")
+		time.Sleep(2 * time.Second)
+		bc = broadcastReq(t, ts, ts.LiveKey, "GET", "/"+id, nil).JSON(t)
+		testserver.Must(t, bc["status"] == "cancelled" && bc["cancelledAt"] != nil, "after cancel %v", bc)
+		// The 250 contacts not handed over get nothing; of the 50 handed
+		// over, those a delivery worker had claimed (in flight) may still
+		// arrive, and every other one is cancelled, never sent.
+		counts := map[string]int{}
+		for _, status := range []string{"cancelled", "delivered", "sent", "processing", "queued"} {
+			r = ts.Do(t, testserver.Request{Method: "GET", Path: "/v1/product/emails?limit=100&status=" + status, Key: ts.LiveKey})
+			counts[status] = len(r.JSON(t)["emails"].([]any))
+		}
+		testserver.Must(t, counts["queued"] == 0 && counts["cancelled"]+counts["delivered"]+counts["sent"]+counts["processing"] == 50,
+			"emails after the cancel: %v", counts)
+		waitFor(t, func() bool { return len(smtp.Messages()) == 50-counts["cancelled"] })
+		received := map[string]bool{}
+		for _, m := range smtp.Messages() {
+			received[m.To[0]] = true
+		}
+		r = ts.Do(t, testserver.Request{Method: "GET", Path: "/v1/product/emails?limit=100&status=cancelled", Key: ts.LiveKey})
+		for _, e := range r.JSON(t)["emails"].([]any) {
+			to := e.(map[string]any)["to"].([]any)[0].(string)
+			testserver.Must(t, !received[to], "%s got an email that was cancelled", to)
+		}
+
+		// The next day the quota is back, but a cancelled broadcast does not resume.
+		ts.Clock.Advance(25 * time.Hour)
+		time.Sleep(1500 * time.Millisecond)
+		bc = broadcastReq(t, ts, ts.LiveKey, "GET", "/"+id, nil).JSON(t)
+		testserver.Must(t, bc["status"] == "cancelled" && bc["recipientsQueued"] == 50.0, "resumed after the cancel: %v", bc)
+	})
+}

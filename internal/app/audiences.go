@@ -1,0 +1,285 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/carteiro/carteiro"
+	"github.com/carteiro/carteiro/internal/store"
+)
+
+// AudienceInput is POST and PUT /audiences after decoding; nil is absent,
+// DescriptionSet tells null (clear) from absent.
+type AudienceInput struct {
+	Name           *string
+	Description    *string
+	DescriptionSet bool
+	Active         *bool
+}
+
+// Page is a limit/offset request (4.4).
+type Page struct{ Limit, Offset int }
+
+// CreateAudience makes a contact list (4.4, D41).
+func (a *App) CreateAudience(ctx context.Context, p *Principal, in AudienceInput) (*carteiro.Audience, error) {
+	if err := p.requireFull(); err != nil {
+		return nil, err
+	}
+	if in.Name == nil {
+		return nil, carteiro.Invalid("name", "required")
+	}
+	now := a.clock.Now()
+	aud := &carteiro.Audience{ID: uuid.Must(uuid.NewV7()).String(), OrgID: p.Org.ID, Name: *in.Name, Description: in.Description,
+		Active: true, CreatedAt: now, UpdatedAt: now}
+	if in.Active != nil {
+		aud.Active = *in.Active
+	}
+	if err := carteiro.ValidateAudience(aud); err != nil {
+		return nil, err
+	}
+	return aud, storeErr(a.store.CreateAudience(ctx, aud))
+}
+
+// ListAudiences returns one page of audiences and their total.
+func (a *App) ListAudiences(ctx context.Context, p *Principal, page Page) ([]*carteiro.Audience, int64, error) {
+	if err := p.requireFull(); err != nil {
+		return nil, 0, err
+	}
+	list, total, err := a.store.ListAudiences(ctx, p.Org.ID, page.Limit, page.Offset)
+	return list, total, storeErr(err)
+}
+
+// GetAudience returns one audience.
+func (a *App) GetAudience(ctx context.Context, p *Principal, id string) (*carteiro.Audience, error) {
+	if err := p.requireFull(); err != nil {
+		return nil, err
+	}
+	aud, err := a.store.Audience(ctx, p.Org.ID, id)
+	return aud, storeErr(err)
+}
+
+// UpdateAudience changes name, description and active; at least one.
+func (a *App) UpdateAudience(ctx context.Context, p *Principal, id string, in AudienceInput) (*carteiro.Audience, error) {
+	aud, err := a.GetAudience(ctx, p, id)
+	if err != nil {
+		return nil, err
+	}
+	if in.Name == nil && !in.DescriptionSet && in.Active == nil {
+		return nil, carteiro.Invalid("body", "required")
+	}
+	if in.Name != nil {
+		aud.Name = *in.Name
+	}
+	if in.DescriptionSet {
+		aud.Description = in.Description
+	}
+	if in.Active != nil {
+		aud.Active = *in.Active
+	}
+	if err := carteiro.ValidateAudience(aud); err != nil {
+		return nil, err
+	}
+	aud.UpdatedAt = a.clock.Now()
+	return aud, storeErr(a.store.UpdateAudience(ctx, aud))
+}
+
+// DeleteAudience removes an audience with its contacts, for good.
+func (a *App) DeleteAudience(ctx context.Context, p *Principal, id string) error {
+	if err := p.requireFull(); err != nil {
+		return err
+	}
+	return storeErr(a.store.DeleteAudience(ctx, p.Org.ID, id))
+}
+
+// ContactInput is one contact of POST, PUT or bulk; nil is absent and the
+// *Set flags tell null from absent.
+type ContactInput struct {
+	Email        *string
+	FirstName    *string
+	FirstNameSet bool
+	LastName     *string
+	LastNameSet  bool
+	Metadata     map[string]any
+	MetadataSet  bool
+}
+
+// newContact validates a contact of audience aud; prefix names the field
+// path of the item (for bulk).
+func (a *App) newContact(aud *carteiro.Audience, in ContactInput, prefix string) (*carteiro.Contact, error) {
+	if in.Email == nil {
+		return nil, carteiro.Invalid(prefix+"email", "required")
+	}
+	email, _, err := carteiro.ContactEmail(prefix+"email", *in.Email)
+	if err != nil {
+		return nil, err
+	}
+	if err := carteiro.ValidateContactNames(prefix, in.FirstName, in.LastName); err != nil {
+		return nil, err
+	}
+	if err := checkMetadata(prefix, in.Metadata); err != nil {
+		return nil, err
+	}
+	return &carteiro.Contact{ID: uuid.Must(uuid.NewV7()).String(), AudienceID: aud.ID, OrgID: aud.OrgID, Email: email,
+		FirstName: in.FirstName, LastName: in.LastName, Metadata: in.Metadata, CreatedAt: a.clock.Now()}, nil
+}
+
+func checkMetadata(prefix string, m map[string]any) error {
+	if m == nil {
+		return nil
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return carteiro.Invalid(prefix+"metadata", "invalid_value")
+	}
+	if len(b) > carteiro.MaxContactMetadata {
+		return carteiro.Invalid(prefix+"metadata", "too_large")
+	}
+	return nil
+}
+
+// CreateContact adds one contact; an address already in the audience is a
+// 409 (D41).
+func (a *App) CreateContact(ctx context.Context, p *Principal, audienceID string, in ContactInput) (*carteiro.Contact, error) {
+	aud, err := a.GetAudience(ctx, p, audienceID)
+	if err != nil {
+		return nil, err
+	}
+	c, err := a.newContact(aud, in, "")
+	if err != nil {
+		return nil, err
+	}
+	err = a.store.InTx(ctx, func(tx *store.Tx) error { return tx.InsertContact(ctx, c) })
+	if errors.Is(err, store.ErrConflict) {
+		return nil, carteiro.Conflict("")
+	}
+	return c, storeErr(err)
+}
+
+// BulkResult answers POST /audiences/:id/contacts/bulk (4.4).
+type BulkResult struct {
+	Inserted, Skipped int
+	Errors            []BulkError
+}
+
+// BulkError names a contact that was not inserted and why: invalid_email
+// or duplicate (D41).
+type BulkError struct {
+	Email  string
+	Reason string
+}
+
+// ImportContacts inserts every valid contact not yet in the audience, in
+// one transaction, and reports the others (D41). Up to 10,000 per call.
+func (a *App) ImportContacts(ctx context.Context, p *Principal, audienceID string, ins []ContactInput) (*BulkResult, error) {
+	aud, err := a.GetAudience(ctx, p, audienceID)
+	if err != nil {
+		return nil, err
+	}
+	if len(ins) == 0 {
+		return nil, carteiro.Invalid("contacts", "required")
+	}
+	if len(ins) > carteiro.MaxBulkContacts {
+		return nil, carteiro.Invalid("contacts", "too_many")
+	}
+	res := &BulkResult{Errors: []BulkError{}}
+	valid := make([]*carteiro.Contact, 0, len(ins))
+	seen := make(map[string]bool, len(ins))
+	for i, in := range ins {
+		prefix := fmt.Sprintf("contacts[%d].", i)
+		c, err := a.newContact(aud, in, prefix)
+		var ce *carteiro.Error
+		switch {
+		case errors.As(err, &ce) && strings.HasSuffix(ce.Field, ".email"):
+			email := ""
+			if in.Email != nil {
+				email = *in.Email
+			}
+			res.Errors = append(res.Errors, BulkError{Email: email, Reason: "invalid_email"})
+			continue
+		case err != nil:
+			// Bad names or metadata are the caller's mistake, not data to
+			// skip: the whole request is refused and nothing changes.
+			return nil, err
+		}
+		key := strings.ToLower(c.Email)
+		if seen[key] {
+			res.Errors = append(res.Errors, BulkError{Email: c.Email, Reason: "duplicate"})
+			continue
+		}
+		seen[key] = true
+		valid = append(valid, c)
+	}
+	var inserted map[string]bool
+	err = a.store.InTx(ctx, func(tx *store.Tx) error {
+		var err error
+		inserted, err = tx.InsertContactsSkippingDuplicates(ctx, aud.ID, valid)
+		return err
+	})
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	for _, c := range valid {
+		if !inserted[strings.ToLower(c.Email)] {
+			res.Errors = append(res.Errors, BulkError{Email: c.Email, Reason: "duplicate"})
+		}
+	}
+	res.Inserted = len(inserted)
+	res.Skipped = len(ins) - res.Inserted
+	return res, nil
+}
+
+// ListContacts returns one page of an audience's contacts and its total.
+func (a *App) ListContacts(ctx context.Context, p *Principal, audienceID string, page Page) ([]*carteiro.Contact, int64, error) {
+	aud, err := a.GetAudience(ctx, p, audienceID)
+	if err != nil {
+		return nil, 0, err
+	}
+	cs, err := a.store.ListContacts(ctx, aud.ID, page.Limit, page.Offset)
+	return cs, aud.ContactsCount, storeErr(err)
+}
+
+// UpdateContact changes names and metadata; at least one field.
+func (a *App) UpdateContact(ctx context.Context, p *Principal, audienceID, id string, in ContactInput) (*carteiro.Contact, error) {
+	if err := p.requireFull(); err != nil {
+		return nil, err
+	}
+	c, err := a.store.Contact(ctx, p.Org.ID, audienceID, id)
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	if in.Email != nil {
+		return nil, carteiro.Invalid("email", "unknown_field")
+	}
+	if !in.FirstNameSet && !in.LastNameSet && !in.MetadataSet {
+		return nil, carteiro.Invalid("body", "required")
+	}
+	if in.FirstNameSet {
+		c.FirstName = in.FirstName
+	}
+	if in.LastNameSet {
+		c.LastName = in.LastName
+	}
+	if in.MetadataSet {
+		c.Metadata = in.Metadata
+	}
+	if err := carteiro.ValidateContactNames("", c.FirstName, c.LastName); err != nil {
+		return nil, err
+	}
+	if err := checkMetadata("", c.Metadata); err != nil {
+		return nil, err
+	}
+	return c, storeErr(a.store.UpdateContact(ctx, c))
+}
+
+// DeleteContact removes a contact.
+func (a *App) DeleteContact(ctx context.Context, p *Principal, audienceID, id string) error {
+	if err := p.requireFull(); err != nil {
+		return err
+	}
+	return storeErr(a.store.InTx(ctx, func(tx *store.Tx) error { return tx.DeleteContact(ctx, p.Org.ID, audienceID, id) }))
+}

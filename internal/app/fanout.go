@@ -1,0 +1,221 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/carteiro/carteiro"
+	"github.com/carteiro/carteiro/internal/store"
+)
+
+// fanOutChunk is how many contacts one fan-out step hands over, in one
+// transaction with their emails and delivery jobs.
+const fanOutChunk = 500
+
+// FanOutJob hands the next chunk of a sending broadcast's contacts to the
+// delivery engine. Each step enqueues the next, so one broadcast has one
+// step at a time and its cursor moves only when the step commits: a crash
+// repeats at most the step that did not commit, which created nothing.
+type FanOutJob struct {
+	BroadcastID string `json:"broadcastId"`
+}
+
+// Kind names the job.
+func (FanOutJob) Kind() string { return "broadcast_fan_out" }
+
+// FanOut is the worker side of FanOutJob (D42, D43, D45).
+func (a *App) FanOut(ctx context.Context, id string) error {
+	return a.store.InTx(ctx, func(tx *store.Tx) error {
+		b, err := tx.LockSendingBroadcast(ctx, id)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil // cancelled, or already done
+		}
+		if err != nil {
+			return err
+		}
+		return a.fanOutStep(ctx, tx, b)
+	})
+}
+
+func (a *App) fanOutStep(ctx context.Context, tx *store.Tx, b *carteiro.Broadcast) error {
+	now := a.clock.Now()
+	src, err := a.broadcastSource(ctx, tx, b)
+	if err != nil {
+		var ce *carteiro.Error
+		if errors.As(err, &ce) {
+			// The template was deleted or deactivated: nothing more can be
+			// rendered; the broadcast fails (D43).
+			b.Status, b.UpdatedAt = carteiro.BroadcastFailed, now
+			_, err = tx.SetBroadcastStatus(ctx, b, carteiro.BroadcastSending)
+		}
+		return err
+	}
+	domainID := ""
+	if b.Mode == carteiro.ModeLive {
+		if domainID, err = a.senderDomain(ctx, b.OrgID, b.From.Email); err != nil {
+			b.Status, b.UpdatedAt = carteiro.BroadcastFailed, now
+			_, err = tx.SetBroadcastStatus(ctx, b, carteiro.BroadcastSending)
+			return err
+		}
+	}
+	contacts, err := tx.ContactsAfter(ctx, b.AudienceID, b.CursorCreatedAt, b.CursorID, fanOutChunk)
+	if err != nil {
+		return err
+	}
+	keys := make([]string, len(contacts))
+	for i, c := range contacts {
+		keys[i] = strings.ToLower(c.Email)
+	}
+	suppressed := map[string]bool{}
+	if len(keys) > 0 {
+		if suppressed, err = tx.SuppressedAmong(ctx, b.OrgID, keys, []string{CategoryAll, CategoryMarketing}, now); err != nil {
+			return err
+		}
+	}
+	var resumeAt *time.Time
+	deliveries := make([]Job, 0, len(contacts))
+	for i, c := range contacts {
+		if suppressed[keys[i]] {
+			b.RecipientsFailed++
+			b.CursorCreatedAt, b.CursorID = c.CreatedAt.UnixMicro(), c.ID
+			continue
+		}
+		e, err := a.broadcastEmail(ctx, b, src, c, domainID, now)
+		if err != nil {
+			var ce *carteiro.Error
+			if !errors.As(err, &ce) {
+				return err
+			}
+			// A contact whose personalisation cannot render is refused and
+			// counted, the others go on.
+			b.RecipientsFailed++
+			b.CursorCreatedAt, b.CursorID = c.CreatedAt.UnixMicro(), c.ID
+			continue
+		}
+		if err := a.takeWarmup(ctx, tx, e); err != nil {
+			var ce *carteiro.Error
+			if errors.As(err, &ce) && ce.Code == carteiro.CodeWarmupQuotaExceeded {
+				// The domain's quota for today is used up: pause here and
+				// resume with this contact tomorrow (D34).
+				next := utcDay(now).Add(24 * time.Hour)
+				resumeAt = &next
+				break
+			}
+			return err
+		}
+		if err := a.record(ctx, tx, e); err != nil {
+			return err
+		}
+		deliveries = append(deliveries, DeliverJob{EmailID: e.ID})
+		b.RecipientsQueued++
+		b.CursorCreatedAt, b.CursorID = c.CreatedAt.UnixMicro(), c.ID
+	}
+	if err := a.queue.EnqueueManyTx(ctx, tx, deliveries, JobOpts{}); err != nil {
+		return err
+	}
+	b.UpdatedAt = now
+	switch {
+	case resumeAt != nil:
+		if err := a.queue.EnqueueTx(ctx, tx, FanOutJob{BroadcastID: b.ID}, JobOpts{ScheduledAt: *resumeAt, Queue: BroadcastQueue}); err != nil {
+			return err
+		}
+	case len(contacts) == fanOutChunk:
+		if err := a.queue.EnqueueTx(ctx, tx, FanOutJob{BroadcastID: b.ID}, JobOpts{Queue: BroadcastQueue}); err != nil {
+			return err
+		}
+	default:
+		// Every contact was handed over (D43): the total becomes what was
+		// actually walked, whatever the audience did meanwhile.
+		b.Status, b.SentAt = carteiro.BroadcastSent, &now
+		b.RecipientsTotal = b.RecipientsQueued + b.RecipientsFailed
+	}
+	if b.RecipientsTotal < b.RecipientsQueued+b.RecipientsFailed {
+		b.RecipientsTotal = b.RecipientsQueued + b.RecipientsFailed
+	}
+	_, err = tx.SetBroadcastStatus(ctx, b, carteiro.BroadcastSending)
+	return err
+}
+
+// broadcastSource is what every recipient's email renders from: the
+// template, or the broadcast's own html/text; the subject is the
+// broadcast's (D42).
+func (a *App) broadcastSource(ctx context.Context, tx *store.Tx, b *carteiro.Broadcast) (carteiro.TemplateSource, error) {
+	subject := b.Subject
+	if b.TemplateID == nil {
+		src := carteiro.TemplateSource{Format: carteiro.TemplateHandlebars, Subject: &subject, Text: b.Text}
+		if b.HTML != nil {
+			src.HTML = *b.HTML
+		}
+		return src, nil
+	}
+	t, err := tx.Template(ctx, b.OrgID, *b.TemplateID)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return carteiro.TemplateSource{}, carteiro.Invalid("templateId", "invalid_value")
+	case err != nil:
+		return carteiro.TemplateSource{}, err
+	case !t.IsActive:
+		return carteiro.TemplateSource{}, carteiro.Invalid("templateId", "inactive")
+	}
+	src := t.Source()
+	src.Subject = &subject
+	return src, nil
+}
+
+// broadcastEmail renders one contact's email (D42): the contact's fields
+// and unsubscribeUrl over the broadcast's variables, with the RFC 8058
+// unsubscribe headers (D43).
+func (a *App) broadcastEmail(ctx context.Context, b *carteiro.Broadcast, src carteiro.TemplateSource, c *carteiro.Contact, domainID string, now time.Time) (*carteiro.Email, error) {
+	unsubscribe := a.unsubscribeURL(b.OrgID, c.Email, b.ID)
+	vars := make(map[string]any, len(b.Variables)+2)
+	for k, v := range b.Variables {
+		vars[k] = v
+	}
+	meta := c.Metadata
+	if meta == nil {
+		meta = map[string]any{}
+	}
+	vars["contact"] = map[string]any{"email": c.Email, "firstName": derefOr(c.FirstName), "lastName": derefOr(c.LastName), "metadata": meta}
+	vars["unsubscribeUrl"] = unsubscribe
+	out, err := a.templates.Render(ctx, src, vars)
+	if err != nil {
+		return nil, templateErr(err)
+	}
+	if out.Subject == "" || carteiro.ValidateSubject(out.Subject) != nil {
+		return nil, carteiro.Invalid("subject", "invalid_value")
+	}
+	e := &carteiro.Email{ID: uuid.Must(uuid.NewV7()).String(), OrgID: b.OrgID, Mode: b.Mode, Sandbox: b.Mode == carteiro.ModeTest,
+		DomainID: domainID, From: b.From, To: []carteiro.Address{{Email: c.Email}}, Subject: out.Subject, HTML: out.HTML, Text: out.Text,
+		Headers: map[string]string{
+			"List-Unsubscribe":      "<" + unsubscribe + ">",
+			"List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+		},
+		BroadcastID: b.ID, Status: carteiro.EmailQueued, CreatedAt: now}
+	if b.ReplyTo != nil {
+		e.ReplyTo = []carteiro.Address{*b.ReplyTo}
+	}
+	if src.HTML == "" {
+		e.HTML = "" // a text-only broadcast
+	}
+	return e, nil
+}
+
+func derefOr(s *string) any {
+	if s == nil {
+		return nil
+	}
+	return *s
+}
+
+// record writes an accepted email and its first timeline event in tx, as
+// POST /emails does; the caller enqueues its delivery job in the same tx.
+func (a *App) record(ctx context.Context, tx *store.Tx, e *carteiro.Email) error {
+	if err := tx.InsertEmail(ctx, e); err != nil {
+		return err
+	}
+	return tx.InsertEvent(ctx, a.event(e.ID, carteiro.EventQueued, e.CreatedAt, nil))
+}

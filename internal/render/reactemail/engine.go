@@ -1,0 +1,377 @@
+package reactemail
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/metrics"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dop251/goja"
+
+	"github.com/carteiro/carteiro/internal/render"
+)
+
+// maxCallStack bounds recursion in a render: deep enough for any email
+// layout, far from exhausting the goroutine's stack.
+const maxCallStack = 4096
+
+// componentsPerEngine bounds the loaded templates an engine keeps.
+const componentsPerEngine = 128
+
+// programs holds the setup and a bundle (the React Email runtime or the
+// formatter) compiled once per pool; every engine of the pool runs the
+// same compiled programs.
+type programs struct {
+	name, source string
+	once         sync.Once
+	setup        *goja.Program
+	bundle       *goja.Program
+	err          error
+}
+
+func (p *programs) get() (setup, bundle *goja.Program, err error) {
+	p.once.Do(func() {
+		if p.setup, p.err = goja.Compile("setup.js", setupJS, true); p.err != nil {
+			return
+		}
+		p.bundle, p.err = goja.Compile(p.name, p.source, false)
+	})
+	return p.setup, p.bundle, p.err
+}
+
+// engine is one goja runtime with React Email loaded. One render at a time.
+type engine struct {
+	vm         *goja.Runtime
+	limits     render.Limits
+	api        *goja.Object
+	renderFn   goja.Callable
+	formatFn   goja.Callable
+	runTask    goja.Callable
+	reset      goja.Callable
+	load       goja.Callable
+	components map[[32]byte]goja.Value
+}
+
+// limitHit is the value an interrupt carries: which limit ended the render.
+type limitHit string
+
+func newEngine(progs *programs, limits render.Limits) (*engine, error) {
+	setup, rt, err := progs.get()
+	if err != nil {
+		return nil, fmt.Errorf("reactemail: compile runtime: %w", err)
+	}
+	vm := goja.New()
+	vm.SetMaxCallStackSize(maxCallStack)
+	_ = vm.Set("__maxStringChars", limits.MemoryBytes/2)
+	_ = vm.Set("__goEncode", func(s string) goja.ArrayBuffer { return vm.NewArrayBuffer([]byte(s)) })
+	_ = vm.Set("__goDecode", func(buf goja.ArrayBuffer, offset, length int) (string, error) {
+		b := buf.Bytes()
+		if offset < 0 || length < 0 || offset+length > len(b) {
+			return "", errors.New("TextDecoder: bad view")
+		}
+		return strings.ToValidUTF8(string(b[offset:offset+length]), "\uFFFD"), nil
+	})
+	_ = vm.Set("__goAtob", func(s string) (string, error) {
+		b, err := base64.StdEncoding.DecodeString(strings.Map(dropSpace, s))
+		if err != nil {
+			return "", errors.New("atob: not base64")
+		}
+		r := make([]rune, len(b))
+		for i, c := range b {
+			r[i] = rune(c)
+		}
+		return string(r), nil
+	})
+	if _, err := vm.RunProgram(setup); err != nil {
+		return nil, fmt.Errorf("reactemail: setup: %w", err)
+	}
+	if _, err := vm.RunProgram(rt); err != nil {
+		return nil, fmt.Errorf("reactemail: load %s: %w", progs.name, err)
+	}
+	e := &engine{vm: vm, limits: limits, api: vm.Get("__carteiro").ToObject(vm), components: map[[32]byte]goja.Value{}}
+	for name, fn := range map[string]*goja.Callable{"render": &e.renderFn, "format": &e.formatFn, "runTask": &e.runTask,
+		"reset": &e.reset, "load": &e.load} {
+		f, ok := goja.AssertFunction(e.api.Get(name))
+		if !ok {
+			return nil, fmt.Errorf("reactemail: setup lacks %s", name)
+		}
+		*fn = f
+	}
+	lockdown, _ := goja.AssertFunction(e.api.Get("lockdown"))
+	if _, err := lockdown(goja.Undefined()); err != nil {
+		return nil, fmt.Errorf("reactemail: lockdown: %w", err)
+	}
+	return e, nil
+}
+
+// component loads t in this engine (once) and returns its default export.
+func (e *engine) component(t *template) (goja.Value, error) {
+	if c, ok := e.components[t.key]; ok {
+		return c, nil
+	}
+	var c goja.Value
+	err := e.guarded(context.Background(), func() error {
+		factory, err := e.vm.RunProgram(t.program)
+		if err != nil {
+			return err
+		}
+		c, err = e.load(goja.Undefined(), factory)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(e.components) >= componentsPerEngine {
+		clear(e.components)
+	}
+	e.components[t.key] = c
+	return c, nil
+}
+
+// render renders t with props, running the queued tasks until render()'s
+// promise settles.
+func (e *engine) render(ctx context.Context, t *template, props map[string]any, wantText bool) (html, text string, err error) {
+	c, err := e.component(t)
+	if err != nil {
+		return "", "", err
+	}
+	propsJSON, err := json.Marshal(props)
+	if err != nil {
+		return "", "", renderErr("variables cannot be passed to the template: %v", err)
+	}
+	err = e.guarded(ctx, func() error {
+		v, err := e.renderFn(goja.Undefined(), c, e.vm.ToValue(string(propsJSON)), e.vm.ToValue(wantText))
+		if err != nil {
+			return err
+		}
+		state, err := e.settle(v)
+		if err != nil {
+			return err
+		}
+		if msg := state.Get("error").String(); msg != "" {
+			return renderErr("%s", msg)
+		}
+		html, text = state.Get("html").String(), state.Get("text").String()
+		return nil
+	})
+	if err != nil {
+		return "", "", err
+	}
+	if e.limits.OutputBytes > 0 && len(html) > e.limits.OutputBytes {
+		return "", "", &render.RenderError{Reason: fmt.Sprintf("the HTML is %d bytes, over %d", len(html), e.limits.OutputBytes), Limit: "output"}
+	}
+	return html, text, nil
+}
+
+// settle runs queued tasks until the state object a render or a format
+// returned is done.
+func (e *engine) settle(v goja.Value) (*goja.Object, error) {
+	state := v.ToObject(e.vm)
+	for !state.Get("done").ToBoolean() {
+		ran, err := e.runTask(goja.Undefined())
+		if err != nil {
+			return nil, err
+		}
+		if !ran.ToBoolean() && !state.Get("done").ToBoolean() {
+			return nil, renderErr("the template never finished rendering (a promise that never settles?)")
+		}
+	}
+	return state, nil
+}
+
+// format pretty-prints source with Prettier (the formatter's engines).
+func (e *engine) format(ctx context.Context, source string) (string, error) {
+	var out string
+	err := e.guarded(ctx, func() error {
+		v, err := e.formatFn(goja.Undefined(), e.vm.ToValue(source))
+		if err != nil {
+			return err
+		}
+		state, err := e.settle(v)
+		if err != nil {
+			return err
+		}
+		if msg := state.Get("error").String(); msg != "" {
+			line, column := int(state.Get("line").ToInteger()), int(state.Get("column").ToInteger())
+			if line > 0 {
+				return &render.SyntaxError{Line: line, Column: column, Reason: firstLine(msg)}
+			}
+			return renderErr("%s", msg)
+		}
+		out = state.Get("html").String()
+		return nil
+	})
+	return out, err
+}
+
+// firstLine drops the code frame Prettier appends to its messages.
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// guarded runs fn under the render limits: a timer and the context
+// interrupt the engine at the time limit, and a watcher interrupts it when
+// the heap grows by more than the memory limit while it runs. Errors come
+// back as *render.RenderError.
+func (e *engine) guarded(ctx context.Context, fn func() error) error {
+	done := make(chan struct{})
+	defer close(done)
+	stop := context.AfterFunc(ctx, func() { e.vm.Interrupt(limitHit("time")) })
+	defer stop()
+	if e.limits.Timeout > 0 {
+		timer := time.AfterFunc(e.limits.Timeout, func() { e.vm.Interrupt(limitHit("time")) })
+		defer timer.Stop()
+	}
+	if e.limits.MemoryBytes > 0 {
+		go e.watchHeap(done)
+	}
+	err := fn()
+	if err == nil {
+		return nil
+	}
+	var interrupted *goja.InterruptedError
+	if errors.As(err, &interrupted) {
+		limit, _ := interrupted.Value().(limitHit)
+		return &render.RenderError{Reason: "the render was stopped", Limit: string(limit)}
+	}
+	var re *render.RenderError
+	var se *render.SyntaxError
+	if errors.As(err, &re) || errors.As(err, &se) {
+		return err
+	}
+	var exc *goja.Exception
+	if errors.As(err, &exc) {
+		return renderErr("%s", describe(exc.Value()))
+	}
+	var overflow *goja.StackOverflowError
+	if errors.As(err, &overflow) {
+		return renderErr("too much recursion")
+	}
+	return renderErr("%v", err)
+}
+
+// heapSample is the metric the watcher reads: bytes in live and not yet
+// swept heap objects, updated as allocations happen.
+const heapSample = "/memory/classes/heap/objects:bytes"
+
+func heapBytes() int64 {
+	s := []metrics.Sample{{Name: heapSample}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(s[0].Value.Uint64())
+}
+
+// watchHeap interrupts the engine when the process heap grows past the
+// memory limit over what it was when the render began. Other goroutines
+// allocate too, so it is a guard against a runaway template, not an
+// accounting of one render.
+func (e *engine) watchHeap(done <-chan struct{}) {
+	start := heapBytes()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-tick.C:
+			if heapBytes()-start > e.limits.MemoryBytes {
+				e.vm.Interrupt(limitHit("memory"))
+				return
+			}
+		}
+	}
+}
+
+// dropSpace removes the ASCII whitespace atob ignores.
+func dropSpace(r rune) rune {
+	if r == ' ' || r == '\t' || r == '\n' || r == '\f' || r == '\r' {
+		return -1
+	}
+	return r
+}
+
+func describe(v goja.Value) string {
+	if o, ok := v.(*goja.Object); ok {
+		if msg := o.Get("message"); msg != nil && !goja.IsUndefined(msg) {
+			if name := o.Get("name"); name != nil && !goja.IsUndefined(name) {
+				return name.String() + ": " + msg.String()
+			}
+			return msg.String()
+		}
+	}
+	return v.String()
+}
+
+// enginePool keeps up to size engines; renders beyond size wait.
+type enginePool struct {
+	progs  programs
+	limits render.Limits
+	slots  chan struct{}
+	idle   chan *engine
+}
+
+func newEnginePool(size int, limits render.Limits, name, bundle string) *enginePool {
+	size = max(1, size)
+	return &enginePool{progs: programs{name: name, source: bundle}, limits: limits,
+		slots: make(chan struct{}, size), idle: make(chan *engine, size)}
+}
+
+func (p *enginePool) get(ctx context.Context) (*engine, error) {
+	select {
+	case p.slots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, &render.RenderError{Reason: "no engine free before the deadline", Limit: "time"}
+	}
+	select {
+	case e := <-p.idle:
+		return e, nil
+	default:
+	}
+	e, err := newEngine(&p.progs, p.limits)
+	if err != nil {
+		<-p.slots
+		return nil, err
+	}
+	return e, nil
+}
+
+// put returns e after a render. An engine that was interrupted may hold a
+// half-run render, so it is dropped; after any other error its queued
+// tasks are cleared.
+func (p *enginePool) put(e *engine, renderErr error) {
+	defer func() { <-p.slots }()
+	var re *render.RenderError
+	if errors.As(renderErr, &re) && re.Limit != "" && re.Limit != "output" {
+		return
+	}
+	if renderErr != nil {
+		if _, err := e.reset(goja.Undefined()); err != nil {
+			return
+		}
+	}
+	e.vm.ClearInterrupt()
+	select {
+	case p.idle <- e:
+	default:
+	}
+}
+
+func (p *enginePool) close() {
+	for {
+		select {
+		case <-p.idle:
+		default:
+			return
+		}
+	}
+}

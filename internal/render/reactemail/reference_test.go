@@ -1,0 +1,71 @@
+package reactemail
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/carteiro/carteiro/internal/render"
+)
+
+// TestMatchesOfficialRender renders every template of testdata and compares
+// the HTML and the plain text with what @react-email/render produced under
+// Node for the same props (runtime/reference.go), byte for byte.
+func TestMatchesOfficialRender(t *testing.T) {
+	sources, err := filepath.Glob("testdata/*.[jt]sx")
+	if err != nil || len(sources) < 3 {
+		t.Fatalf("want at least 3 reference templates, found %d (%v)", len(sources), err)
+	}
+	r := New(render.DefaultLimits())
+	defer r.Close()
+	for _, src := range sources {
+		prefix := strings.TrimSuffix(src, filepath.Ext(src))
+		t.Run(filepath.Base(prefix), func(t *testing.T) {
+			code := read(t, src)
+			var props map[string]any
+			if err := json.Unmarshal([]byte(read(t, prefix+".props.json")), &props); err != nil {
+				t.Fatal(err)
+			}
+			// Twice: the second render runs on a warm engine with the
+			// template loaded, and must not differ from the first.
+			for round := 0; round < 2; round++ {
+				html, text, err := r.Render(context.Background(), code, props, true)
+				if err != nil {
+					t.Fatalf("round %d: %v", round, err)
+				}
+				same(t, "html", html, read(t, prefix+".html"))
+				same(t, "text", text, read(t, prefix+".txt"))
+			}
+		})
+	}
+}
+
+func read(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func same(t *testing.T, what, got, want string) {
+	t.Helper()
+	if got == want {
+		return
+	}
+	i := 0
+	for i < len(got) && i < len(want) && got[i] == want[i] {
+		i++
+	}
+	t.Fatalf("%s differs from the reference at byte %d of %d/%d:\n got: %q\nwant: %q", what, i, len(got), len(want),
+		snippet(got, i), snippet(want, i))
+}
+
+func snippet(s string, at int) string {
+	from, to := max(0, at-80), min(len(s), at+80)
+	return s[from:to]
+}

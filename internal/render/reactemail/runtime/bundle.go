@@ -1,0 +1,59 @@
+//go:build ignore
+
+// bundle.go builds runtime.js from entry.mjs (the renderer) and
+// formatter.js from format-entry.mjs (Prettier), with the npm packages
+// pinned in package-lock.json. Run by `go generate ./internal/render/reactemail` after
+// `npm ci` in this directory; the output is committed, so neither Node.js
+// nor npm is needed to build or run Carteiro.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/evanw/esbuild/pkg/api"
+)
+
+func main() {
+	bundle("entry.mjs", "runtime.js", []api.Plugin{noPrettier})
+	bundle("format-entry.mjs", "formatter.js", nil)
+}
+
+func bundle(entry, out string, plugins []api.Plugin) {
+	result := api.Build(api.BuildOptions{
+		EntryPoints:       []string{entry},
+		Bundle:            true,
+		Format:            api.FormatIIFE,
+		Platform:          api.PlatformBrowser,
+		Target:            api.ES2020,
+		MinifyWhitespace:  true,
+		MinifySyntax:      true,
+		MinifyIdentifiers: true,
+		LegalComments:     api.LegalCommentsNone,
+		Define:            map[string]string{"process.env.NODE_ENV": `"production"`},
+		Outfile:           out,
+		Write:             true,
+		Plugins:           plugins,
+	})
+	for _, m := range result.Errors {
+		fmt.Fprintf(os.Stderr, "bundle %s: %s (%v)\n", entry, m.Text, m.Location)
+	}
+	if len(result.Errors) > 0 {
+		os.Exit(1)
+	}
+}
+
+// noPrettier replaces prettier, which render() loads only for its pretty
+// option (never used here), with a module that says so if it ever is.
+var noPrettier = api.Plugin{
+	Name: "no-prettier",
+	Setup: func(b api.PluginBuild) {
+		b.OnResolve(api.OnResolveOptions{Filter: `^prettier(/|$)`}, func(args api.OnResolveArgs) (api.OnResolveResult, error) {
+			return api.OnResolveResult{Path: args.Path, Namespace: "no-prettier"}, nil
+		})
+		b.OnLoad(api.OnLoadOptions{Filter: `.*`, Namespace: "no-prettier"}, func(api.OnLoadArgs) (api.OnLoadResult, error) {
+			contents := `export function format() { throw new Error("pretty is not available in Carteiro"); } export default {};`
+			return api.OnLoadResult{Contents: &contents, Loader: api.LoaderJS}, nil
+		})
+	},
+}
