@@ -75,15 +75,7 @@ func (q *Queries) InsertContactsSkippingDuplicates(ctx context.Context, audience
 		if err != nil {
 			return nil, fmt.Errorf("store: bulk insert contacts: %w", classify(err))
 		}
-		for rs.Next() {
-			var key string
-			if err := rs.Scan(&key); err != nil {
-				rs.Close()
-				return nil, fmt.Errorf("store: bulk insert contacts: %w", classify(err))
-			}
-			inserted[key] = true
-		}
-		err = rs.Err()
+		err = collectKeys(rs, inserted)
 		rs.Close()
 		if err != nil {
 			return nil, fmt.Errorf("store: bulk insert contacts: %w", classify(err))
@@ -113,19 +105,31 @@ func (q *Queries) copyContacts(ctx context.Context, tx pgx.Tx, audienceID string
 		return nil, fmt.Errorf("store: bulk insert contacts: %w", classify(err))
 	}
 	inserted := make(map[string]bool, len(cs))
-	for rs.Next() {
-		var key string
-		if err := rs.Scan(&key); err != nil {
-			rs.Close()
-			return nil, fmt.Errorf("store: bulk insert contacts: %w", classify(err))
-		}
-		inserted[key] = true
-	}
+	err = collectKeys(rs, inserted)
 	rs.Close()
-	if err := rs.Err(); err != nil {
+	if err != nil {
 		return nil, fmt.Errorf("store: bulk insert contacts: %w", classify(err))
 	}
 	return inserted, q.addContactsCount(ctx, audienceID, int64(len(inserted)))
+}
+
+// keyRows is what both stores' row sets offer for reading returned keys.
+type keyRows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+// collectKeys adds every key rs returns to into.
+func collectKeys(rs keyRows, into map[string]bool) error {
+	for rs.Next() {
+		var key string
+		if err := rs.Scan(&key); err != nil {
+			return err
+		}
+		into[key] = true
+	}
+	return rs.Err()
 }
 
 // Contact returns a contact of an audience of the organization.
