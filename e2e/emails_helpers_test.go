@@ -111,15 +111,17 @@ func waitStatus(t *testing.T, ts *testserver.TestServer, key, id string, statuse
 	return e
 }
 
-// waitFor polls cond for up to 15 seconds.
+// waitFor polls cond for up to 30 seconds.
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	// 30 s: on the 2-core CI machine, with both stores' tests in parallel,
+	// a River job due after a moved clock has taken over 15 s to run.
+	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
 		if cond() {
 			return
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	t.Fatal("condition not met in 15 s")
+	t.Fatal("condition not met in 30 s")
 }
