@@ -257,6 +257,14 @@ func TestReactEmailTemplates(t *testing.T) {
 		testserver.Must(t, p["subject"] == "Oi Ana <A>" && strings.Contains(p["text"].(string), "OLÁ ANA <A>") &&
 			strings.Contains(p["text"].(string), "Entrar"), "preview %v", p)
 
+		// Tailwind classes become inline styles, as @react-email/tailwind does under Node.
+		r = templateReq(ts, t, "POST", "/preview", map[string]any{"format": "react", "variables": map[string]any{"n": 3},
+			"html": `import { Html, Body, Text, Tailwind } from "@react-email/components";
+export default ({ n }) => <Html><Tailwind><Body><Text className="text-lg font-bold text-red-500">{n} items</Text></Body></Tailwind></Html>;`})
+		testserver.Expect(t, r, 200, "")
+		testserver.Must(t, strings.Contains(r.JSON(t)["html"].(string), `style="font-size:1.125rem;line-height:1.5555555555555556;font-weight:700;color:rgb(251,44,54)`),
+			"tailwind preview %s", r.Body)
+
 		// The text is render()'s plain-text version (html-to-text: headings upper-cased).
 		// Syntax errors carry line and column (D39); hostile code hits a limit (D37).
 		r = templateReq(ts, t, "POST", "/preview", map[string]any{"format": "react", "html": "export default function A() {\n  return <Html><Text>hi</Html>;\n}"})

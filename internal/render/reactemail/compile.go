@@ -26,14 +26,24 @@ var componentNames = []string{
 var notBundled = map[string]string{
 	"CodeBlock": "CodeBlock is not supported (its highlighter takes seconds to start in the engine)",
 	"Markdown":  "Markdown is not supported",
-	"Tailwind":  "Tailwind is not supported yet: use inline styles",
 }
+
+// tailwindExports are what a template may import of @react-email/tailwind;
+// they come from tailwind.js, loaded into an engine on first use.
+var tailwindExports = []string{"Tailwind", "pixelBasedPreset"}
+
+// tailwindHook is the function a compiled template calls for a Tailwind
+// export. The calls are marked pure, so esbuild drops them from templates
+// that do not use Tailwind, and its presence in the output tells the engine
+// to load Tailwind first.
+const tailwindHook = "__carteiroTailwind"
 
 // template is a compiled source: a CommonJS module wrapped in a function,
 // compiled once for every engine.
 type template struct {
-	key     [32]byte
-	program *goja.Program
+	key           [32]byte
+	program       *goja.Program
+	needsTailwind bool
 }
 
 // compile turns JSX/TSX into a program, or a *render.SyntaxError.
@@ -63,12 +73,13 @@ func (r *Renderer) compile(src string) (*template, error) {
 	if len(result.OutputFiles) != 1 {
 		return nil, renderErr("compiling the template produced %d files", len(result.OutputFiles))
 	}
-	code := "(function (module, exports) {\n" + string(result.OutputFiles[0].Contents) + "\n})"
+	out := string(result.OutputFiles[0].Contents)
+	code := "(function (module, exports, " + tailwindHook + ") {\n" + out + "\n})"
 	program, err := goja.Compile("template.js", code, true)
 	if err != nil {
 		return nil, &render.SyntaxError{Line: 1, Column: 1, Reason: "the compiled template does not run: " + err.Error()}
 	}
-	t := &template{key: key, program: program}
+	t := &template{key: key, program: program, needsTailwind: strings.Contains(out, tailwindHook+"(")}
 	r.compiled.put(key, t)
 	return t, nil
 }
@@ -100,6 +111,8 @@ var runtimeImports = api.Plugin{
 			case args.Path == "react", args.Path == "react/jsx-runtime", args.Path == "react/jsx-dev-runtime",
 				args.Path == "@react-email/components":
 				return api.OnResolveResult{Path: args.Path, Namespace: "carteiro"}, nil
+			case args.Path == "@react-email/tailwind":
+				return api.OnResolveResult{Path: args.Path, Namespace: "carteiro"}, nil
 			case strings.HasPrefix(args.Path, "@react-email/"):
 				if name, ok := packageComponent(strings.TrimPrefix(args.Path, "@react-email/")); ok {
 					return api.OnResolveResult{Path: args.Path, Namespace: "carteiro", PluginData: name}, nil
@@ -115,7 +128,9 @@ var runtimeImports = api.Plugin{
 			case "react/jsx-runtime", "react/jsx-dev-runtime":
 				contents = "module.exports = globalThis.__carteiroRuntime.jsxRuntime;"
 			case "@react-email/components":
-				contents = componentsModule(componentNames)
+				contents = componentsModule(componentNames) + tailwindModule()
+			case "@react-email/tailwind":
+				contents = tailwindModule()
 			default:
 				contents = componentsModule([]string{args.PluginData.(string)})
 			}
@@ -131,6 +146,15 @@ func componentsModule(names []string) string {
 	b.WriteString("const c = globalThis.__carteiroRuntime.components;\n")
 	for _, n := range names {
 		fmt.Fprintf(&b, "export const %s = c.%s;\n", n, n)
+	}
+	return b.String()
+}
+
+// tailwindModule exports Tailwind's names through the hook.
+func tailwindModule() string {
+	var b strings.Builder
+	for _, n := range tailwindExports {
+		fmt.Fprintf(&b, "export const %s = /* @__PURE__ */ %s(%q);\n", n, tailwindHook, n)
 	}
 	return b.String()
 }

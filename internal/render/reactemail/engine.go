@@ -32,6 +32,19 @@ type programs struct {
 	setup        *goja.Program
 	bundle       *goja.Program
 	err          error
+
+	tailwindOnce sync.Once
+	tailwind     *goja.Program
+	tailwindErr  error
+}
+
+// tailwindProgram compiles tailwind.js, wrapped as a module function, on
+// first use.
+func (p *programs) tailwindProgram() (*goja.Program, error) {
+	p.tailwindOnce.Do(func() {
+		p.tailwind, p.tailwindErr = goja.Compile("tailwind.js", "(function (module, exports) {\n"+tailwindJS+"\n})", false)
+	})
+	return p.tailwind, p.tailwindErr
 }
 
 func (p *programs) get() (setup, bundle *goja.Program, err error) {
@@ -55,6 +68,9 @@ type engine struct {
 	reset      goja.Callable
 	load       goja.Callable
 	components map[[32]byte]goja.Value
+	progs      *programs
+	// tailwind holds tailwind.js's exports once a template needed them.
+	tailwind goja.Value
 }
 
 // limitHit is the value an interrupt carries: which limit ended the render.
@@ -93,7 +109,7 @@ func newEngine(progs *programs, limits render.Limits) (*engine, error) {
 	if _, err := vm.RunProgram(rt); err != nil {
 		return nil, fmt.Errorf("reactemail: load %s: %w", progs.name, err)
 	}
-	e := &engine{vm: vm, limits: limits, api: vm.Get("__carteiro").ToObject(vm), components: map[[32]byte]goja.Value{}}
+	e := &engine{vm: vm, limits: limits, api: vm.Get("__carteiro").ToObject(vm), components: map[[32]byte]goja.Value{}, progs: progs}
 	for name, fn := range map[string]*goja.Callable{"render": &e.renderFn, "format": &e.formatFn, "runTask": &e.runTask,
 		"reset": &e.reset, "load": &e.load} {
 		f, ok := goja.AssertFunction(e.api.Get(name))
@@ -114,13 +130,22 @@ func (e *engine) component(t *template) (goja.Value, error) {
 	if c, ok := e.components[t.key]; ok {
 		return c, nil
 	}
+	// Loading Tailwind runs only our bundle, so it is not part of the
+	// template's time.
+	tailwind := goja.Undefined()
+	if t.needsTailwind {
+		var err error
+		if tailwind, err = e.loadTailwind(); err != nil {
+			return nil, err
+		}
+	}
 	var c goja.Value
 	err := e.guarded(context.Background(), func() error {
 		factory, err := e.vm.RunProgram(t.program)
 		if err != nil {
 			return err
 		}
-		c, err = e.load(goja.Undefined(), factory)
+		c, err = e.load(goja.Undefined(), factory, tailwind)
 		return err
 	})
 	if err != nil {
@@ -131,6 +156,37 @@ func (e *engine) component(t *template) (goja.Value, error) {
 	}
 	e.components[t.key] = c
 	return c, nil
+}
+
+// loadTailwind loads tailwind.js into this engine once and warms it up
+// (about 0.5 s together).
+func (e *engine) loadTailwind() (goja.Value, error) {
+	if e.tailwind != nil {
+		return e.tailwind, nil
+	}
+	program, err := e.progs.tailwindProgram()
+	if err != nil {
+		return nil, fmt.Errorf("reactemail: compile tailwind: %w", err)
+	}
+	factory, err := e.vm.RunProgram(program)
+	if err != nil {
+		return nil, err
+	}
+	load, _ := goja.AssertFunction(e.api.Get("loadTailwind"))
+	tailwind, err := load(goja.Undefined(), factory)
+	if err != nil {
+		return nil, err
+	}
+	warm, _ := goja.AssertFunction(e.api.Get("warmTailwind"))
+	state, err := e.settle(warm, tailwind)
+	if err != nil {
+		return nil, fmt.Errorf("reactemail: warm tailwind: %w", err)
+	}
+	if msg := state.Get("error").String(); msg != "" {
+		return nil, fmt.Errorf("reactemail: warm tailwind: %s", msg)
+	}
+	e.tailwind = tailwind
+	return tailwind, nil
 }
 
 // render renders t with props, running the queued tasks until render()'s
@@ -145,11 +201,7 @@ func (e *engine) render(ctx context.Context, t *template, props map[string]any, 
 		return "", "", renderErr("variables cannot be passed to the template: %v", err)
 	}
 	err = e.guarded(ctx, func() error {
-		v, err := e.renderFn(goja.Undefined(), c, e.vm.ToValue(string(propsJSON)), e.vm.ToValue(wantText))
-		if err != nil {
-			return err
-		}
-		state, err := e.settle(v)
+		state, err := e.settle(e.renderFn, c, e.vm.ToValue(string(propsJSON)), e.vm.ToValue(wantText))
 		if err != nil {
 			return err
 		}
@@ -168,9 +220,13 @@ func (e *engine) render(ctx context.Context, t *template, props map[string]any, 
 	return html, text, nil
 }
 
-// settle runs queued tasks until the state object a render or a format
-// returned is done.
-func (e *engine) settle(v goja.Value) (*goja.Object, error) {
+// settle calls start (render or format), then runs queued tasks until the
+// state object it returned is done.
+func (e *engine) settle(start goja.Callable, args ...goja.Value) (*goja.Object, error) {
+	v, err := start(goja.Undefined(), args...)
+	if err != nil {
+		return nil, err
+	}
 	state := v.ToObject(e.vm)
 	for !state.Get("done").ToBoolean() {
 		ran, err := e.runTask(goja.Undefined())
@@ -188,11 +244,7 @@ func (e *engine) settle(v goja.Value) (*goja.Object, error) {
 func (e *engine) format(ctx context.Context, source string) (string, error) {
 	var out string
 	err := e.guarded(ctx, func() error {
-		v, err := e.formatFn(goja.Undefined(), e.vm.ToValue(source))
-		if err != nil {
-			return err
-		}
-		state, err := e.settle(v)
+		state, err := e.settle(e.formatFn, e.vm.ToValue(source))
 		if err != nil {
 			return err
 		}

@@ -18,9 +18,9 @@ import (
 // Prettier moves the space before an element on its own line into {" "},
 // splitting one text node in two, which displays the same.
 func TestFormatKeepsMeaning(t *testing.T) {
-	f := NewFormatter(render.DefaultLimits())
+	f := NewFormatter(referenceLimits())
 	defer f.Close()
-	r := New(render.DefaultLimits())
+	r := New(referenceLimits())
 	defer r.Close()
 	sources, _ := filepath.Glob("testdata/*.[jt]sx")
 	for _, src := range sources {
@@ -55,7 +55,7 @@ func TestFormatKeepsMeaning(t *testing.T) {
 }
 
 func TestFormatSyntaxError(t *testing.T) {
-	f := NewFormatter(render.DefaultLimits())
+	f := NewFormatter(referenceLimits())
 	defer f.Close()
 	_, err := f.Format(context.Background(), "export default function A() {\n  return <Html><Text>hi</Html>;\n}")
 	var se *render.SyntaxError

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/carteiro/carteiro/internal/render"
 )
@@ -19,7 +20,7 @@ func TestMatchesOfficialRender(t *testing.T) {
 	if err != nil || len(sources) < 3 {
 		t.Fatalf("want at least 3 reference templates, found %d (%v)", len(sources), err)
 	}
-	r := New(render.DefaultLimits())
+	r := New(referenceLimits())
 	defer r.Close()
 	for _, src := range sources {
 		prefix := strings.TrimSuffix(src, filepath.Ext(src))
@@ -41,6 +42,15 @@ func TestMatchesOfficialRender(t *testing.T) {
 			}
 		})
 	}
+}
+
+// referenceLimits are D37's limits with a long time limit: these tests are
+// about the output, and under the race detector goja runs 10 to 20 times
+// slower. limits_test.go tests the limits.
+func referenceLimits() render.Limits {
+	l := render.DefaultLimits()
+	l.Timeout = 30 * time.Second
+	return l
 }
 
 func read(t *testing.T, path string) string {

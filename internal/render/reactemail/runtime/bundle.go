@@ -1,6 +1,7 @@
 //go:build ignore
 
-// bundle.go builds runtime.js from entry.mjs (the renderer) and
+// bundle.go builds runtime.js from entry.mjs (the renderer), tailwind.js
+// from tailwind-entry.mjs (loaded on demand into a renderer) and
 // formatter.js from format-entry.mjs (Prettier), with the npm packages
 // pinned in package-lock.json. Run by `go generate ./internal/render/reactemail` after
 // `npm ci` in this directory; the output is committed, so neither Node.js
@@ -15,15 +16,16 @@ import (
 )
 
 func main() {
-	bundle("entry.mjs", "runtime.js", []api.Plugin{noPrettier})
-	bundle("format-entry.mjs", "formatter.js", nil)
+	bundle("entry.mjs", "runtime.js", api.FormatIIFE, []api.Plugin{noPrettier})
+	bundle("tailwind-entry.mjs", "tailwind.js", api.FormatCommonJS, []api.Plugin{fromRuntime})
+	bundle("format-entry.mjs", "formatter.js", api.FormatIIFE, nil)
 }
 
-func bundle(entry, out string, plugins []api.Plugin) {
+func bundle(entry, out string, format api.Format, plugins []api.Plugin) {
 	result := api.Build(api.BuildOptions{
 		EntryPoints:       []string{entry},
 		Bundle:            true,
-		Format:            api.FormatIIFE,
+		Format:            format,
 		Platform:          api.PlatformBrowser,
 		Target:            api.ES2020,
 		MinifyWhitespace:  true,
@@ -53,6 +55,35 @@ var noPrettier = api.Plugin{
 		})
 		b.OnLoad(api.OnLoadOptions{Filter: `.*`, Namespace: "no-prettier"}, func(api.OnLoadArgs) (api.OnLoadResult, error) {
 			contents := `export function format() { throw new Error("pretty is not available in Carteiro"); } export default {};`
+			return api.OnLoadResult{Contents: &contents, Loader: api.LoaderJS}, nil
+		})
+	},
+}
+
+// fromRuntime points tailwind.js's imports of React and the components at
+// the objects runtime.js already holds, and replaces CodeBlock (not in the
+// runtime) with a component no template can use.
+var fromRuntime = api.Plugin{
+	Name: "from-runtime",
+	Setup: func(b api.PluginBuild) {
+		b.OnResolve(api.OnResolveOptions{Filter: `^(react|react/jsx-runtime|@react-email/[a-z-]+)$`}, func(args api.OnResolveArgs) (api.OnResolveResult, error) {
+			if args.Path == "@react-email/tailwind" {
+				return api.OnResolveResult{}, nil
+			}
+			return api.OnResolveResult{Path: args.Path, Namespace: "from-runtime"}, nil
+		})
+		b.OnLoad(api.OnLoadOptions{Filter: `.*`, Namespace: "from-runtime"}, func(args api.OnLoadArgs) (api.OnLoadResult, error) {
+			var contents string
+			switch args.Path {
+			case "react":
+				contents = "module.exports = globalThis.__carteiroRuntime.React;"
+			case "react/jsx-runtime":
+				contents = "module.exports = globalThis.__carteiroRuntime.jsxRuntime;"
+			case "@react-email/code-block":
+				contents = "module.exports = { CodeBlock: function CodeBlock() { throw new Error(\"CodeBlock is not available\"); } };"
+			default:
+				contents = "module.exports = globalThis.__carteiroRuntime.components;"
+			}
 			return api.OnLoadResult{Contents: &contents, Loader: api.LoaderJS}, nil
 		})
 	},

@@ -3,9 +3,9 @@
 // renderer) and the layout components, on one global object. bundle.go
 // turns this file into runtime.js; templates are compiled against it.
 //
-// Not included: CodeBlock (Prism takes seconds to initialise in the engine),
-// Markdown and Tailwind; a template importing them fails to compile with a
-// message naming them.
+// Not included: Tailwind, which tailwind.js brings on demand, and CodeBlock
+// (Prism takes seconds to initialise in the engine) and Markdown, which a
+// template cannot import (the compile error names them).
 import * as React from "react";
 import * as jsxRuntime from "react/jsx-runtime";
 import { render, plainTextSelectors } from "@react-email/render";
