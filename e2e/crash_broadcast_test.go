@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -14,8 +16,15 @@ import (
 // crashAudience is the audience size of the crash test per store. The
 // issue asks for 20,000; the suite uses 10,000 on SQLite and 5,000 on
 // PostgreSQL (slower to deliver on this machine) to stay within the suite's
-// time budget: each store takes about 80 s here.
-func crashAudience(b testserver.Backend) int {
+// time budget: each store takes about 80 s here. CARTEIRO_CRASH_CONTACTS
+// sets another size (a multiple of 5,000) for a run by hand; the 20,000
+// run is recorded in docs/benchmarks-campaigns.md.
+func crashAudience(t *testing.T, b testserver.Backend) int {
+	if v := os.Getenv("CARTEIRO_CRASH_CONTACTS"); v != "" {
+		n, err := strconv.Atoi(v)
+		testserver.Must(t, err == nil && n > 0 && n%5000 == 0, "CARTEIRO_CRASH_CONTACTS=%q: want a multiple of 5000", v)
+		return n
+	}
 	if b == testserver.Postgres {
 		return 5000
 	}
@@ -36,7 +45,7 @@ func TestCrashDuringBroadcast(t *testing.T) {
 		testserver.Must(t, err == nil && status == 201, "audience: %d %s %v", status, body, err)
 		var aud struct{ ID string }
 		_ = json.Unmarshal(body, &aud)
-		total := crashAudience(b)
+		total := crashAudience(t, b)
 		for start := 0; start < total; start += 5000 {
 			contacts := make([]map[string]any, 5000)
 			for i := range contacts {
@@ -62,7 +71,7 @@ func TestCrashDuringBroadcast(t *testing.T) {
 		}
 
 		received := map[string]int{}
-		deadline := time.Now().Add(4 * time.Minute)
+		deadline := time.Now().Add(max(4*time.Minute, time.Duration(total/40)*time.Second))
 		for time.Now().Before(deadline) {
 			clear(received)
 			for _, m := range rig.smtp.Messages() {

@@ -3,6 +3,7 @@ package templates
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"os"
 	"runtime"
 	"testing"
@@ -78,6 +79,9 @@ func BenchmarkReactEmailFirstRender(b *testing.B) {
 	}
 }
 
+// renders is how many renders BenchmarkReactEmailMemory makes.
+var renders = flag.Int("renders", 10000, "renders of BenchmarkReactEmailMemory")
+
 // BenchmarkReactEmailMemory renders the welcome template 10,000 times on one
 // engine and reports the live heap after a GC at each 1,000 renders: flat
 // means nothing accumulates between renders.
@@ -94,7 +98,7 @@ func BenchmarkReactEmailMemory(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		start := time.Now()
 		var first float64
-		for n := 1; n <= 10000; n++ {
+		for n := 1; n <= *renders; n++ {
 			if _, _, err := r.Render(context.Background(), src, props, true); err != nil {
 				b.Fatal(err)
 			}

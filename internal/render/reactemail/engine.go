@@ -237,7 +237,18 @@ func (e *engine) settle(start goja.Callable, args ...goja.Value) (*goja.Object, 
 			return nil, renderErr("the template never finished rendering (a promise that never settles?)")
 		}
 	}
-	return state, nil
+	// React leaves work queued after the document is complete (closing
+	// the request, releasing its buffers); left in the queue it would run
+	// in a later render and keep this render's memory alive.
+	for {
+		ran, err := e.runTask(goja.Undefined())
+		if err != nil {
+			return nil, err
+		}
+		if !ran.ToBoolean() {
+			return state, nil
+		}
+	}
 }
 
 // format pretty-prints source with Prettier (the formatter's engines).

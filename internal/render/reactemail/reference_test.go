@@ -79,3 +79,30 @@ func snippet(s string, at int) string {
 	from, to := max(0, at-80), min(len(s), at+80)
 	return s[from:to]
 }
+
+// TestRenderLeavesNothingQueued checks that a finished render leaves no
+// task behind: React queues work after the document completes, and tasks
+// left in the queue kept every render's memory alive (85 KB a render).
+func TestRenderLeavesNothingQueued(t *testing.T) {
+	r := New(referenceLimits())
+	defer r.Close()
+	for _, name := range []string{"welcome.tsx", "tailwind.tsx"} {
+		var props map[string]any
+		prefix := strings.TrimSuffix(name, filepath.Ext(name))
+		if err := json.Unmarshal([]byte(read(t, "testdata/"+prefix+".props.json")), &props); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := r.Render(context.Background(), read(t, "testdata/"+name), props, true); err != nil {
+			t.Fatal(err)
+		}
+		e, err := r.pool.get(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		ran, err := e.runTask(nil)
+		r.pool.put(e, err)
+		if err != nil || ran.ToBoolean() {
+			t.Fatalf("%s: a task was still queued after the render (%v)", name, err)
+		}
+	}
+}
