@@ -37,7 +37,7 @@ func reactTemplate(b *testing.B, name, ext string) (string, map[string]any) {
 // a pooled engine with the template loaded, HTML only and HTML plus the
 // plain-text version.
 func BenchmarkReactEmailWarm(b *testing.B) {
-	for _, tc := range []struct{ name, ext string }{{"welcome", ".tsx"}, {"receipt", ".jsx"}, {"notice", ".tsx"}, {"tailwind", ".tsx"}} {
+	for _, tc := range []struct{ name, ext string }{{"welcome", ".tsx"}, {"receipt", ".jsx"}, {"notice", ".tsx"}, {"tailwind", ".tsx"}, {"docs", ".tsx"}} {
 		for _, withText := range []bool{false, true} {
 			label := tc.name + "/html"
 			if withText {
@@ -63,9 +63,10 @@ func BenchmarkReactEmailWarm(b *testing.B) {
 
 // BenchmarkReactEmailFirstRender is the cost of the first render in a new
 // Renderer: compiling the runtime, starting an engine, compiling and
-// loading the template (and for the Tailwind one, loading Tailwind).
+// loading the template (and the extensions it uses: Tailwind; Markdown and
+// CodeBlock for docs).
 func BenchmarkReactEmailFirstRender(b *testing.B) {
-	for _, tc := range []struct{ name, ext string }{{"welcome", ".tsx"}, {"tailwind", ".tsx"}} {
+	for _, tc := range []struct{ name, ext string }{{"welcome", ".tsx"}, {"tailwind", ".tsx"}, {"docs", ".tsx"}} {
 		b.Run(tc.name, func(b *testing.B) {
 			src, props := reactTemplate(b, tc.name, tc.ext)
 			for i := 0; i < b.N; i++ {

@@ -21,29 +21,13 @@ var componentNames = []string{
 	"Img", "Link", "Preview", "Row", "Section", "Text",
 }
 
-// notBundled are components of @react-email/components that the runtime
-// leaves out, with the reason the compile error gives.
-var notBundled = map[string]string{
-	"CodeBlock": "CodeBlock is not supported (its highlighter takes seconds to start in the engine)",
-	"Markdown":  "Markdown is not supported",
-}
-
-// tailwindExports are what a template may import of @react-email/tailwind;
-// they come from tailwind.js, loaded into an engine on first use.
-var tailwindExports = []string{"Tailwind", "pixelBasedPreset"}
-
-// tailwindHook is the function a compiled template calls for a Tailwind
-// export. The calls are marked pure, so esbuild drops them from templates
-// that do not use Tailwind, and its presence in the output tells the engine
-// to load Tailwind first.
-const tailwindHook = "__carteiroTailwind"
-
 // template is a compiled source: a CommonJS module wrapped in a function,
 // compiled once for every engine.
 type template struct {
-	key           [32]byte
-	program       *goja.Program
-	needsTailwind bool
+	key     [32]byte
+	program *goja.Program
+	// extensions are those the template uses, loaded before it runs.
+	extensions []string
 }
 
 // compile turns JSX/TSX into a program, or a *render.SyntaxError.
@@ -74,23 +58,18 @@ func (r *Renderer) compile(src string) (*template, error) {
 		return nil, renderErr("compiling the template produced %d files", len(result.OutputFiles))
 	}
 	out := string(result.OutputFiles[0].Contents)
-	code := "(function (module, exports, " + tailwindHook + ") {\n" + out + "\n})"
+	code := "(function (module, exports, " + extensionHook + ") {\n" + out + "\n})"
 	program, err := goja.Compile("template.js", code, true)
 	if err != nil {
 		return nil, &render.SyntaxError{Line: 1, Column: 1, Reason: "the compiled template does not run: " + err.Error()}
 	}
-	t := &template{key: key, program: program, needsTailwind: strings.Contains(out, tailwindHook+"(")}
+	t := &template{key: key, program: program, extensions: extensionsUsed(out)}
 	r.compiled.put(key, t)
 	return t, nil
 }
 
 func syntaxError(m api.Message) error {
 	e := &render.SyntaxError{Line: 1, Column: 1, Reason: m.Text}
-	for name, reason := range notBundled {
-		if strings.Contains(m.Text, `import "`+name+`"`) || strings.Contains(m.Text, `"@react-email/`+strings.ToLower(name)) {
-			e.Reason = reason
-		}
-	}
 	if m.Location != nil {
 		e.Line, e.Column = m.Location.Line, m.Location.Column+1
 	}
@@ -111,9 +90,10 @@ var runtimeImports = api.Plugin{
 			case args.Path == "react", args.Path == "react/jsx-runtime", args.Path == "react/jsx-dev-runtime",
 				args.Path == "@react-email/components":
 				return api.OnResolveResult{Path: args.Path, Namespace: "carteiro"}, nil
-			case args.Path == "@react-email/tailwind":
-				return api.OnResolveResult{Path: args.Path, Namespace: "carteiro"}, nil
 			case strings.HasPrefix(args.Path, "@react-email/"):
+				if _, ok := extensionByPackage(strings.TrimPrefix(args.Path, "@react-email/")); ok {
+					return api.OnResolveResult{Path: args.Path, Namespace: "carteiro"}, nil
+				}
 				if name, ok := packageComponent(strings.TrimPrefix(args.Path, "@react-email/")); ok {
 					return api.OnResolveResult{Path: args.Path, Namespace: "carteiro", PluginData: name}, nil
 				}
@@ -128,10 +108,15 @@ var runtimeImports = api.Plugin{
 			case "react/jsx-runtime", "react/jsx-dev-runtime":
 				contents = "module.exports = globalThis.__carteiroRuntime.jsxRuntime;"
 			case "@react-email/components":
-				contents = componentsModule(componentNames) + tailwindModule()
-			case "@react-email/tailwind":
-				contents = tailwindModule()
+				contents = componentsModule(componentNames)
+				for _, ext := range extensions {
+					contents += extensionModule(ext)
+				}
 			default:
+				if ext, ok := extensionByPackage(strings.TrimPrefix(args.Path, "@react-email/")); ok {
+					contents = extensionModule(ext)
+					break
+				}
 				contents = componentsModule([]string{args.PluginData.(string)})
 			}
 			return api.OnLoadResult{Contents: &contents, Loader: api.LoaderJS}, nil
@@ -146,15 +131,6 @@ func componentsModule(names []string) string {
 	b.WriteString("const c = globalThis.__carteiroRuntime.components;\n")
 	for _, n := range names {
 		fmt.Fprintf(&b, "export const %s = c.%s;\n", n, n)
-	}
-	return b.String()
-}
-
-// tailwindModule exports Tailwind's names through the hook.
-func tailwindModule() string {
-	var b strings.Builder
-	for _, n := range tailwindExports {
-		fmt.Fprintf(&b, "export const %s = /* @__PURE__ */ %s(%q);\n", n, tailwindHook, n)
 	}
 	return b.String()
 }

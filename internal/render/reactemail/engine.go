@@ -33,18 +33,7 @@ type programs struct {
 	bundle       *goja.Program
 	err          error
 
-	tailwindOnce sync.Once
-	tailwind     *goja.Program
-	tailwindErr  error
-}
-
-// tailwindProgram compiles tailwind.js, wrapped as a module function, on
-// first use.
-func (p *programs) tailwindProgram() (*goja.Program, error) {
-	p.tailwindOnce.Do(func() {
-		p.tailwind, p.tailwindErr = goja.Compile("tailwind.js", "(function (module, exports) {\n"+tailwindJS+"\n})", false)
-	})
-	return p.tailwind, p.tailwindErr
+	extensions extensionPrograms
 }
 
 func (p *programs) get() (setup, bundle *goja.Program, err error) {
@@ -69,8 +58,9 @@ type engine struct {
 	load       goja.Callable
 	components map[[32]byte]goja.Value
 	progs      *programs
-	// tailwind holds tailwind.js's exports once a template needed them.
-	tailwind goja.Value
+	// extensions holds the exports of the extensions loaded so far.
+	extensions   map[string]goja.Value
+	setCodeBlock goja.Callable
 }
 
 // limitHit is the value an interrupt carries: which limit ended the render.
@@ -109,7 +99,8 @@ func newEngine(progs *programs, limits render.Limits) (*engine, error) {
 	if _, err := vm.RunProgram(rt); err != nil {
 		return nil, fmt.Errorf("reactemail: load %s: %w", progs.name, err)
 	}
-	e := &engine{vm: vm, limits: limits, api: vm.Get("__carteiro").ToObject(vm), components: map[[32]byte]goja.Value{}, progs: progs}
+	e := &engine{vm: vm, limits: limits, api: vm.Get("__carteiro").ToObject(vm), components: map[[32]byte]goja.Value{}, progs: progs,
+		extensions: map[string]goja.Value{}}
 	for name, fn := range map[string]*goja.Callable{"render": &e.renderFn, "format": &e.formatFn, "runTask": &e.runTask,
 		"reset": &e.reset, "load": &e.load} {
 		f, ok := goja.AssertFunction(e.api.Get(name))
@@ -117,6 +108,14 @@ func newEngine(progs *programs, limits render.Limits) (*engine, error) {
 			return nil, fmt.Errorf("reactemail: setup lacks %s", name)
 		}
 		*fn = f
+	}
+	if rt := vm.Get("__carteiroRuntime"); rt != nil && !goja.IsUndefined(rt) {
+		// Only the engine may hand CodeBlock to the runtime's stand-in.
+		rto := rt.ToObject(vm)
+		if f, ok := goja.AssertFunction(rto.Get("setCodeBlock")); ok {
+			e.setCodeBlock = f
+			_ = rto.Delete("setCodeBlock")
+		}
 	}
 	lockdown, _ := goja.AssertFunction(e.api.Get("lockdown"))
 	if _, err := lockdown(goja.Undefined()); err != nil {
@@ -130,12 +129,8 @@ func (e *engine) component(t *template) (goja.Value, error) {
 	if c, ok := e.components[t.key]; ok {
 		return c, nil
 	}
-	// Loading Tailwind runs only our bundle, so it is not part of the
-	// template's time.
-	tailwind := goja.Undefined()
-	if t.needsTailwind {
-		var err error
-		if tailwind, err = e.loadTailwind(); err != nil {
+	for _, name := range t.extensions {
+		if err := e.loadExtension(name); err != nil {
 			return nil, err
 		}
 	}
@@ -145,7 +140,7 @@ func (e *engine) component(t *template) (goja.Value, error) {
 		if err != nil {
 			return err
 		}
-		c, err = e.load(goja.Undefined(), factory, tailwind)
+		c, err = e.load(goja.Undefined(), factory, e.loadedExtensions())
 		return err
 	})
 	if err != nil {
@@ -156,37 +151,6 @@ func (e *engine) component(t *template) (goja.Value, error) {
 	}
 	e.components[t.key] = c
 	return c, nil
-}
-
-// loadTailwind loads tailwind.js into this engine once and warms it up
-// (about 0.5 s together).
-func (e *engine) loadTailwind() (goja.Value, error) {
-	if e.tailwind != nil {
-		return e.tailwind, nil
-	}
-	program, err := e.progs.tailwindProgram()
-	if err != nil {
-		return nil, fmt.Errorf("reactemail: compile tailwind: %w", err)
-	}
-	factory, err := e.vm.RunProgram(program)
-	if err != nil {
-		return nil, err
-	}
-	load, _ := goja.AssertFunction(e.api.Get("loadTailwind"))
-	tailwind, err := load(goja.Undefined(), factory)
-	if err != nil {
-		return nil, err
-	}
-	warm, _ := goja.AssertFunction(e.api.Get("warmTailwind"))
-	state, err := e.settle(warm, tailwind)
-	if err != nil {
-		return nil, fmt.Errorf("reactemail: warm tailwind: %w", err)
-	}
-	if msg := state.Get("error").String(); msg != "" {
-		return nil, fmt.Errorf("reactemail: warm tailwind: %s", msg)
-	}
-	e.tailwind = tailwind
-	return tailwind, nil
 }
 
 // render renders t with props, running the queued tasks until render()'s
@@ -321,25 +285,35 @@ func (e *engine) guarded(ctx context.Context, fn func() error) error {
 	return renderErr("%v", err)
 }
 
-// heapSample is the metric the watcher reads: bytes in live and not yet
-// swept heap objects, updated as allocations happen.
-const heapSample = "/memory/classes/heap/objects:bytes"
+// heapMetrics are what the watcher reads: the bytes in heap objects (live
+// and not yet swept, updated as allocations happen) and the heap size at
+// which the collector aims to finish its next cycle.
+var heapMetrics = [2]string{"/memory/classes/heap/objects:bytes", "/gc/heap/goal:bytes"}
 
-func heapBytes() int64 {
-	s := []metrics.Sample{{Name: heapSample}}
+func heapNow() (objects, goal int64) {
+	s := []metrics.Sample{{Name: heapMetrics[0]}, {Name: heapMetrics[1]}}
 	metrics.Read(s)
-	if s[0].Value.Kind() != metrics.KindUint64 {
-		return 0
+	read := func(v metrics.Value) int64 {
+		if v.Kind() != metrics.KindUint64 {
+			return 0
+		}
+		return int64(v.Uint64())
 	}
-	return int64(s[0].Value.Uint64())
+	return read(s[0].Value), read(s[1].Value)
 }
 
-// watchHeap interrupts the engine when the process heap grows past the
-// memory limit over what it was when the render began. Other goroutines
-// allocate too, so it is a guard against a runaway template, not an
-// accounting of one render.
+// watchHeap interrupts the engine when the heap grows past the limit over
+// the collector's goal at the start of the render (or over the heap then,
+// when a collection is behind). Garbage alone keeps the
+// heap under that goal (the collector runs first), so a render that
+// allocates a lot but keeps little is not stopped; growing past it means
+// memory is being kept faster than the collector frees it, as with a
+// template that builds an ever-larger string. The heap is the process's, so
+// this guards against a runaway template; it is not an accounting of one
+// render.
 func (e *engine) watchHeap(done <-chan struct{}) {
-	start := heapBytes()
+	objects, goal := heapNow()
+	threshold := max(objects, goal) + e.limits.MemoryBytes
 	tick := time.NewTicker(5 * time.Millisecond)
 	defer tick.Stop()
 	for {
@@ -347,7 +321,7 @@ func (e *engine) watchHeap(done <-chan struct{}) {
 		case <-done:
 			return
 		case <-tick.C:
-			if heapBytes()-start > e.limits.MemoryBytes {
+			if objects, _ := heapNow(); objects > threshold {
 				e.vm.Interrupt(limitHit("memory"))
 				return
 			}

@@ -20,8 +20,7 @@ import (
 func TestFormatKeepsMeaning(t *testing.T) {
 	f := NewFormatter(referenceLimits())
 	defer f.Close()
-	r := New(referenceLimits())
-	defer r.Close()
+	r := referenceRenderer
 	sources, _ := filepath.Glob("testdata/*.[jt]sx")
 	for _, src := range sources {
 		prefix := strings.TrimSuffix(src, filepath.Ext(src))

@@ -91,7 +91,7 @@ func TestSyntaxErrorsCarryPosition(t *testing.T) {
 		reason       string
 	}{
 		{"export default function A() {\n  return <Html><Text>hi</Html>;\n}", 2, 26, "Unexpected closing"},
-		{"import { CodeBlock } from \"@react-email/components\";\nexport default () => CodeBlock;", 1, 10, "CodeBlock is not supported"},
+		{"import { Carousel } from \"@react-email/components\";\nexport default () => Carousel;", 1, 10, "No matching export"},
 		{"import fs from \"fs\";\nexport default () => fs;", 1, 16, "cannot import \"fs\""},
 		{"export const x = 1;", 0, 0, "no default export"},
 	}

@@ -2,7 +2,8 @@
 // with no Node.js at run time (D37). A customer's JSX/TSX is compiled by
 // esbuild against an embedded runtime (React, react-dom/server's browser
 // build, @react-email/render and the layout components, bundled once from
-// pinned npm versions; Tailwind in a second bundle loaded on demand) and
+// pinned npm versions; Tailwind, Markdown and CodeBlock in bundles loaded
+// on demand) and
 // rendered by the official render() in goja, so the output equals
 // @react-email/render's byte for byte.
 //
@@ -26,9 +27,6 @@ import (
 
 //go:embed runtime/runtime.js
 var runtimeJS string
-
-//go:embed runtime/tailwind.js
-var tailwindJS string
 
 //go:embed setup.js
 var setupJS string

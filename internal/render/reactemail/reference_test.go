@@ -20,8 +20,7 @@ func TestMatchesOfficialRender(t *testing.T) {
 	if err != nil || len(sources) < 3 {
 		t.Fatalf("want at least 3 reference templates, found %d (%v)", len(sources), err)
 	}
-	r := New(referenceLimits())
-	defer r.Close()
+	r := referenceRenderer
 	for _, src := range sources {
 		prefix := strings.TrimSuffix(src, filepath.Ext(src))
 		t.Run(filepath.Base(prefix), func(t *testing.T) {
@@ -42,6 +41,18 @@ func TestMatchesOfficialRender(t *testing.T) {
 			}
 		})
 	}
+}
+
+// referenceRenderer renders the reference templates for every test of the
+// package that compares output, so CodeBlock's Prism, which takes seconds
+// to load (over a minute under the race detector), loads once.
+var referenceRenderer *Renderer
+
+func TestMain(m *testing.M) {
+	referenceRenderer = New(referenceLimits())
+	code := m.Run()
+	referenceRenderer.Close()
+	os.Exit(code)
 }
 
 // referenceLimits are D37's limits with a long time limit: these tests are

@@ -203,20 +203,21 @@
     // reset drops what a failed render left queued.
     reset: function () { tasks.length = 0; },
     // load runs a compiled template module and returns its default export.
-    // tailwind is the hook templates call for Tailwind's exports, or a
-    // function saying Tailwind is not loaded.
-    load: function (factory, tailwind) {
+    // extensions holds the loaded extensions' exports, read by the hook
+    // templates call for them.
+    load: function (factory, extensions) {
       var module = { exports: {} };
-      factory(module, module.exports, tailwind ? function (name) { return tailwind[name]; } : function () {
-        throw new Error("Tailwind is not loaded");
+      factory(module, module.exports, function (ext, name) {
+        if (!extensions[ext]) throw new Error(ext + " is not loaded");
+        return extensions[ext][name];
       });
       var component = module.exports && module.exports.default;
       if (typeof component !== "function") throw new TypeError("the template has no default export that is a component");
       return component;
     },
-    // loadTailwind runs tailwind.js's module function and freezes what it
-    // exports.
-    loadTailwind: function (factory) {
+    // loadExtension runs an extension's module function and freezes what
+    // it exports.
+    loadExtension: function (factory) {
       var module = { exports: {} };
       factory(module, module.exports);
       Object.keys(module.exports).forEach(function (k) { Object.freeze(module.exports[k]); });
@@ -239,7 +240,7 @@
         Object.keys(rt.components).forEach(function (k) { Object.freeze(rt.components[k]); });
         [rt.components, rt.jsxRuntime, rt.React, rt].forEach(Object.freeze);
       }
-      [global.__carteiro,
+      [global.__carteiro, rt && rt.codeBlock,
         Object.prototype, Array.prototype, Function.prototype, String.prototype, Number.prototype,
         Boolean.prototype, Promise.prototype, Map.prototype, Set.prototype, RegExp.prototype,
         Date.prototype, Object, Array, Promise, JSON, Math, Reflect,

@@ -1,9 +1,9 @@
 //go:build ignore
 
-// bundle.go builds runtime.js from entry.mjs (the renderer), tailwind.js
-// from tailwind-entry.mjs (loaded on demand into a renderer) and
-// formatter.js from format-entry.mjs (Prettier), with the npm packages
-// pinned in package-lock.json. Run by `go generate ./internal/render/reactemail` after
+// bundle.go builds runtime.js from entry.mjs (the renderer); tailwind.js,
+// markdown.js and codeblock.js from their *-entry.mjs (extensions loaded
+// on demand into a renderer); and formatter.js from format-entry.mjs
+// (Prettier), with the npm packages pinned in package-lock.json. Run by `go generate ./internal/render/reactemail` after
 // `npm ci` in this directory; the output is committed, so neither Node.js
 // nor npm is needed to build or run Carteiro.
 package main
@@ -11,6 +11,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/evanw/esbuild/pkg/api"
 )
@@ -18,6 +19,8 @@ import (
 func main() {
 	bundle("entry.mjs", "runtime.js", api.FormatIIFE, []api.Plugin{noPrettier})
 	bundle("tailwind-entry.mjs", "tailwind.js", api.FormatCommonJS, []api.Plugin{fromRuntime})
+	bundle("markdown-entry.mjs", "markdown.js", api.FormatCommonJS, []api.Plugin{fromRuntime})
+	bundle("codeblock-entry.mjs", "codeblock.js", api.FormatCommonJS, []api.Plugin{fromRuntime})
 	bundle("format-entry.mjs", "formatter.js", api.FormatIIFE, nil)
 }
 
@@ -60,14 +63,16 @@ var noPrettier = api.Plugin{
 	},
 }
 
-// fromRuntime points tailwind.js's imports of React and the components at
-// the objects runtime.js already holds, and replaces CodeBlock (not in the
-// runtime) with a component no template can use.
+// fromRuntime points an extension's imports of React and the components at
+// the objects runtime.js already holds, so components keep their identity
+// (Tailwind recognises them by it); CodeBlock is the runtime's stand-in,
+// which renders the real one once codeblock.js is loaded.
 var fromRuntime = api.Plugin{
 	Name: "from-runtime",
 	Setup: func(b api.PluginBuild) {
 		b.OnResolve(api.OnResolveOptions{Filter: `^(react|react/jsx-runtime|@react-email/[a-z-]+)$`}, func(args api.OnResolveArgs) (api.OnResolveResult, error) {
-			if args.Path == "@react-email/tailwind" {
+			if args.Kind == api.ResolveEntryPoint || args.Importer == "" || strings.HasSuffix(args.Importer, "-entry.mjs") {
+				// The extension's own package.
 				return api.OnResolveResult{}, nil
 			}
 			return api.OnResolveResult{Path: args.Path, Namespace: "from-runtime"}, nil
@@ -80,7 +85,8 @@ var fromRuntime = api.Plugin{
 			case "react/jsx-runtime":
 				contents = "module.exports = globalThis.__carteiroRuntime.jsxRuntime;"
 			case "@react-email/code-block":
-				contents = "module.exports = { CodeBlock: function CodeBlock() { throw new Error(\"CodeBlock is not available\"); } };"
+				// The runtime's stand-in, whose identity Tailwind must see.
+				contents = "module.exports = { CodeBlock: globalThis.__carteiroRuntime.codeBlock };"
 			default:
 				contents = "module.exports = globalThis.__carteiroRuntime.components;"
 			}

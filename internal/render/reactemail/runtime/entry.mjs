@@ -3,9 +3,9 @@
 // renderer) and the layout components, on one global object. bundle.go
 // turns this file into runtime.js; templates are compiled against it.
 //
-// Not included: Tailwind, which tailwind.js brings on demand, and CodeBlock
-// (Prism takes seconds to initialise in the engine) and Markdown, which a
-// template cannot import (the compile error names them).
+// Not included: Tailwind, Markdown and CodeBlock (Prism takes seconds to
+// initialise in the engine), which tailwind.js, markdown.js and
+// codeblock.js bring on demand.
 import * as React from "react";
 import * as jsxRuntime from "react/jsx-runtime";
 import { render, plainTextSelectors } from "@react-email/render";
@@ -33,7 +33,21 @@ import { Text } from "@react-email/text";
 // options as @react-email/render's toPlainText, compiled once.
 const toPlainText = compile({ wordwrap: false, selectors: [...plainTextSelectors] });
 
+// CodeBlock lives in codeblock.js, loaded on demand; this stand-in is the
+// identity templates and Tailwind see, and renders the real one. The engine
+// takes setCodeBlock away from the global object before templates run.
+let realCodeBlock = null;
+const codeBlock = React.forwardRef(function CodeBlock(props, ref) {
+  if (!realCodeBlock) throw new Error("CodeBlock is not loaded");
+  return React.createElement(realCodeBlock, { ...props, ref });
+});
+function setCodeBlock(component) {
+  if (!realCodeBlock) realCodeBlock = component;
+}
+
 globalThis.__carteiroRuntime = {
+  codeBlock,
+  setCodeBlock,
   React,
   jsxRuntime,
   render,
