@@ -13,22 +13,17 @@ import (
 	"github.com/carteiro/carteiro/internal/testserver"
 )
 
-// crashAudience is the audience size of the crash test per store. The
-// issue asks for 20,000; the suite uses 10,000 on SQLite and 5,000 on
-// PostgreSQL (slower to deliver on this machine) to stay within the suite's
-// time budget: each store takes about 80 s here. CARTEIRO_CRASH_CONTACTS
-// sets another size (a multiple of 5,000) for a run by hand; the 20,000
-// run is recorded in docs/benchmarks-campaigns.md.
-func crashAudience(t *testing.T, b testserver.Backend) int {
+// crashAudience is the audience size of the crash test: 20,000 contacts,
+// as the issue asks (about 80 s on SQLite and 150 s on PostgreSQL here,
+// both stores in parallel). CARTEIRO_CRASH_CONTACTS sets another size (a
+// multiple of 5,000) for a run by hand.
+func crashAudience(t *testing.T) int {
 	if v := os.Getenv("CARTEIRO_CRASH_CONTACTS"); v != "" {
 		n, err := strconv.Atoi(v)
 		testserver.Must(t, err == nil && n > 0 && n%5000 == 0, "CARTEIRO_CRASH_CONTACTS=%q: want a multiple of 5000", v)
 		return n
 	}
-	if b == testserver.Postgres {
-		return 5000
-	}
-	return 10000
+	return 20000
 }
 
 // TestCrashDuringBroadcast kills the server (SIGKILL) three times while a
@@ -45,7 +40,7 @@ func TestCrashDuringBroadcast(t *testing.T) {
 		testserver.Must(t, err == nil && status == 201, "audience: %d %s %v", status, body, err)
 		var aud struct{ ID string }
 		_ = json.Unmarshal(body, &aud)
-		total := crashAudience(t, b)
+		total := crashAudience(t)
 		for start := 0; start < total; start += 5000 {
 			contacts := make([]map[string]any, 5000)
 			for i := range contacts {

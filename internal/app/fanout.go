@@ -77,7 +77,11 @@ func (a *App) fanOutStep(ctx context.Context, tx *store.Tx, b *carteiro.Broadcas
 		}
 	}
 	var resumeAt *time.Time
+	// The step's emails, their first events and their delivery jobs are
+	// written with one multi-row statement per table at the end.
 	deliveries := make([]Job, 0, len(contacts))
+	emails := make([]*carteiro.Email, 0, len(contacts))
+	events := make([]*carteiro.EmailEvent, 0, len(contacts))
 	for i, c := range contacts {
 		if suppressed[keys[i]] {
 			b.RecipientsFailed++
@@ -107,12 +111,17 @@ func (a *App) fanOutStep(ctx context.Context, tx *store.Tx, b *carteiro.Broadcas
 			}
 			return err
 		}
-		if err := a.record(ctx, tx, e); err != nil {
-			return err
-		}
+		emails = append(emails, e)
+		events = append(events, a.event(e.ID, carteiro.EventQueued, e.CreatedAt, nil))
 		deliveries = append(deliveries, DeliverJob{EmailID: e.ID})
 		b.RecipientsQueued++
 		b.CursorCreatedAt, b.CursorID = c.CreatedAt.UnixMicro(), c.ID
+	}
+	if err := tx.InsertEmails(ctx, emails); err != nil {
+		return err
+	}
+	if err := tx.InsertEvents(ctx, events); err != nil {
+		return err
 	}
 	if err := a.queue.EnqueueManyTx(ctx, tx, deliveries, JobOpts{}); err != nil {
 		return err
@@ -209,13 +218,4 @@ func derefOr(s *string) any {
 		return nil
 	}
 	return *s
-}
-
-// record writes an accepted email and its first timeline event in tx, as
-// POST /emails does; the caller enqueues its delivery job in the same tx.
-func (a *App) record(ctx context.Context, tx *store.Tx, e *carteiro.Email) error {
-	if err := tx.InsertEmail(ctx, e); err != nil {
-		return err
-	}
-	return tx.InsertEvent(ctx, a.event(e.ID, carteiro.EventQueued, e.CreatedAt, nil))
 }

@@ -64,36 +64,47 @@ func scanEmail(r row) (*carteiro.Email, error) {
 
 // InsertEmail stores a new email with its recipients and tags.
 func (q *Queries) InsertEmail(ctx context.Context, e *carteiro.Email) error {
-	var search strings.Builder
-	for _, a := range e.Recipients() {
-		search.WriteString(strings.ToLower(a.Email))
-		search.WriteByte(' ')
-	}
-	from := []carteiro.Address{e.From}
-	_, err := q.exec(ctx, `INSERT INTO emails (`+emailColumns+`, search_recipients, first_attempt_at, from_email) VALUES
-		(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		e.ID, e.OrgID, string(e.Mode), e.Sandbox, nullString(e.APIKeyID), nullString(e.APIKeyName), nullString(e.DomainID),
-		encodeAddresses(from), *encodeAddresses(e.To), encodeAddresses(e.Cc), encodeAddresses(e.Bcc),
-		encodeAddresses(e.ReplyTo), nullString(e.Subject), nullString(e.HTML), nullString(e.Text), encodeMap(e.Headers),
-		encodeAttachments(e.Attachments), encodeTags(e.Tags), string(e.Status), e.Attempts, nullString(e.LastError),
-		nullString(e.MessageID), nullString(e.IdempotencyKey),
-		micros(e.CreatedAt), microsPtr(e.ScheduledAt), microsPtr(e.SentAt), microsPtr(e.DeliveredAt), microsPtr(e.BouncedAt),
-		microsPtr(e.FailedAt), microsPtr(e.ComplainedAt), microsPtr(e.SuppressedAt), microsPtr(e.OpenedAt),
-		microsPtr(e.FirstClickedAt), e.OpenCount, e.ClickCount, nullString(e.BroadcastID), search.String(), nil, strings.ToLower(e.From.Email))
-	if err != nil {
-		return fmt.Errorf("store: insert email: %w", classify(err))
-	}
-	for i, a := range e.Recipients() {
-		if _, err := q.exec(ctx, `INSERT INTO email_recipients (email_id, position, address, status, updated_at) VALUES (?, ?, ?, ?, ?)`,
-			e.ID, i, a.Email, string(carteiro.RecipientPending), micros(e.CreatedAt)); err != nil {
-			return fmt.Errorf("store: insert recipient: %w", classify(err))
+	return q.InsertEmails(ctx, []*carteiro.Email{e})
+}
+
+// emailInsertColumns are the columns InsertEmails writes.
+var emailInsertColumns = emailColumns + `, search_recipients, first_attempt_at, from_email`
+
+// InsertEmails inserts emails with their recipients and tags, each table
+// with multi-row statements: a broadcast step writes 500 emails at once.
+func (q *Queries) InsertEmails(ctx context.Context, es []*carteiro.Email) error {
+	var emails, recipients, tags [][]any
+	for _, e := range es {
+		var search strings.Builder
+		for i, a := range e.Recipients() {
+			search.WriteString(strings.ToLower(a.Email))
+			search.WriteByte(' ')
+			recipients = append(recipients, []any{e.ID, i, a.Email, string(carteiro.RecipientPending), micros(e.CreatedAt)})
 		}
-	}
-	for _, t := range e.Tags {
-		if _, err := q.exec(ctx, `INSERT INTO email_tags (email_id, org_id, mode, name, value) VALUES (?, ?, ?, ?, ?)`,
-			e.ID, e.OrgID, string(e.Mode), t.Name, t.Value); err != nil {
-			return fmt.Errorf("store: insert tag: %w", classify(err))
+		for _, t := range e.Tags {
+			tags = append(tags, []any{e.ID, e.OrgID, string(e.Mode), t.Name, t.Value})
 		}
+		from := []carteiro.Address{e.From}
+		emails = append(emails, []any{
+			e.ID, e.OrgID, string(e.Mode), e.Sandbox, nullString(e.APIKeyID), nullString(e.APIKeyName), nullString(e.DomainID),
+			encodeAddresses(from), *encodeAddresses(e.To), encodeAddresses(e.Cc), encodeAddresses(e.Bcc),
+			encodeAddresses(e.ReplyTo), nullString(e.Subject), nullString(e.HTML), nullString(e.Text), encodeMap(e.Headers),
+			encodeAttachments(e.Attachments), encodeTags(e.Tags), string(e.Status), e.Attempts, nullString(e.LastError),
+			nullString(e.MessageID), nullString(e.IdempotencyKey),
+			micros(e.CreatedAt), microsPtr(e.ScheduledAt), microsPtr(e.SentAt), microsPtr(e.DeliveredAt), microsPtr(e.BouncedAt),
+			microsPtr(e.FailedAt), microsPtr(e.ComplainedAt), microsPtr(e.SuppressedAt), microsPtr(e.OpenedAt),
+			microsPtr(e.FirstClickedAt), e.OpenCount, e.ClickCount, nullString(e.BroadcastID), search.String(), nil,
+			strings.ToLower(e.From.Email),
+		})
+	}
+	if err := q.insertRows(ctx, "emails", emailInsertColumns, emails); err != nil {
+		return fmt.Errorf("store: insert email: %w", err)
+	}
+	if err := q.insertRows(ctx, "email_recipients", "email_id, position, address, status, updated_at", recipients); err != nil {
+		return fmt.Errorf("store: insert recipient: %w", err)
+	}
+	if err := q.insertRows(ctx, "email_tags", "email_id, org_id, mode, name, value", tags); err != nil {
+		return fmt.Errorf("store: insert tag: %w", err)
 	}
 	return nil
 }
@@ -203,13 +214,21 @@ func (q *Queries) UpdateRecipient(ctx context.Context, r *carteiro.Recipient) er
 
 // InsertEvent appends to an email's timeline.
 func (q *Queries) InsertEvent(ctx context.Context, ev *carteiro.EmailEvent) error {
-	var meta *string
-	if len(ev.Metadata) > 0 {
-		meta = jsonString(ev.Metadata)
+	return q.InsertEvents(ctx, []*carteiro.EmailEvent{ev})
+}
+
+// InsertEvents inserts timeline events with multi-row statements.
+func (q *Queries) InsertEvents(ctx context.Context, evs []*carteiro.EmailEvent) error {
+	rows := make([][]any, len(evs))
+	for i, ev := range evs {
+		var meta *string
+		if len(ev.Metadata) > 0 {
+			meta = jsonString(ev.Metadata)
+		}
+		rows[i] = []any{ev.ID, ev.EmailID, string(ev.Type), micros(ev.Timestamp), meta}
 	}
-	if _, err := q.exec(ctx, `INSERT INTO email_events (id, email_id, type, created_at, metadata) VALUES (?, ?, ?, ?, ?)`,
-		ev.ID, ev.EmailID, string(ev.Type), micros(ev.Timestamp), meta); err != nil {
-		return fmt.Errorf("store: insert event: %w", classify(err))
+	if err := q.insertRows(ctx, "email_events", "id, email_id, type, created_at, metadata", rows); err != nil {
+		return fmt.Errorf("store: insert event: %w", err)
 	}
 	return nil
 }

@@ -1,0 +1,58 @@
+package store_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/carteiro/carteiro"
+	"github.com/carteiro/carteiro/internal/store"
+	"github.com/carteiro/carteiro/internal/testserver"
+)
+
+// TestInsertEmailsInOneBatch writes more emails than one multi-row
+// statement holds (as a broadcast step does, with tags and several
+// recipients each) and their first events, and reads every row back.
+func TestInsertEmailsInOneBatch(t *testing.T) {
+	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
+		st := openStore(t, b)
+		org := createOrg(t, st, "Batch")
+		const n = 800 // 39 values a row: more than one statement's worth
+		emails := make([]*carteiro.Email, n)
+		events := make([]*carteiro.EmailEvent, n)
+		for i := range emails {
+			subject := fmt.Sprintf("s%d", i)
+			emails[i] = &carteiro.Email{ID: uuid.NewString(), OrgID: org.ID, Mode: carteiro.ModeLive,
+				From:    carteiro.Address{Email: "News@Shop.example"},
+				To:      []carteiro.Address{{Email: fmt.Sprintf("a%d@x.example", i)}, {Email: fmt.Sprintf("B%d@y.example", i)}},
+				Tags:    []carteiro.Tag{{Name: "campaign", Value: "nov"}},
+				Subject: subject, Status: carteiro.EmailQueued, CreatedAt: baseTime}
+			events[i] = &carteiro.EmailEvent{ID: uuid.NewString(), EmailID: emails[i].ID, Type: carteiro.EventQueued, Timestamp: baseTime}
+		}
+		err := st.InTx(testContext(t), func(tx *store.Tx) error {
+			if err := tx.InsertEmails(testContext(t), emails); err != nil {
+				return err
+			}
+			return tx.InsertEvents(testContext(t), events)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		count := func(query string, args ...any) int {
+			var c int
+			rawQuery(t, st, query, args, func(scan func(dest ...any) error) error { return scan(&c) })
+			return c
+		}
+		testserver.Must(t, count(`SELECT COUNT(*) FROM emails WHERE org_id = ?`, org.ID) == n, "emails")
+		testserver.Must(t, count(`SELECT COUNT(*) FROM email_recipients WHERE position = 1`) == n, "second recipients")
+		testserver.Must(t, count(`SELECT COUNT(*) FROM email_tags WHERE org_id = ? AND name = 'campaign'`, org.ID) == n, "tags")
+		testserver.Must(t, count(`SELECT COUNT(*) FROM email_events WHERE type = 'queued'`) == n, "events")
+		last := emails[n-1]
+		got, err := st.Email(testContext(t), org.ID, carteiro.ModeLive, last.ID)
+		testserver.Must(t, err == nil && got.Subject == "s799" && len(got.To) == 2 && got.To[1].Email == "B799@y.example" &&
+			got.From.Email == "News@Shop.example", "read back %+v %v", got, err)
+		evs, err := st.EmailEvents(testContext(t), last.ID)
+		testserver.Must(t, err == nil && len(evs) == 1 && evs[0].Type == carteiro.EventQueued, "events %v %v", evs, err)
+	})
+}

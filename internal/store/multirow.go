@@ -1,0 +1,39 @@
+package store
+
+import (
+	"context"
+	"strings"
+)
+
+// maxBoundValues bounds the values of one statement, under both stores'
+// limits on bound parameters (SQLite 32,766, PostgreSQL 65,535).
+const maxBoundValues = 30000
+
+// insertRows inserts rows into table with multi-row INSERT statements,
+// as few as the bound-parameter limit allows. columns is the column list;
+// every row has one value per column. Nothing happens for no rows.
+func (q *Queries) insertRows(ctx context.Context, table, columns string, rows [][]any) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	width := len(rows[0])
+	placeholders := "(" + strings.TrimSuffix(strings.Repeat("?, ", width), ", ") + ")"
+	perStatement := max(1, maxBoundValues/width)
+	for start := 0; start < len(rows); start += perStatement {
+		chunk := rows[start:min(start+perStatement, len(rows))]
+		var b strings.Builder
+		b.WriteString("INSERT INTO " + table + " (" + columns + ") VALUES ")
+		args := make([]any, 0, len(chunk)*width)
+		for i, r := range chunk {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(placeholders)
+			args = append(args, r...)
+		}
+		if _, err := q.exec(ctx, b.String(), args...); err != nil {
+			return classify(err)
+		}
+	}
+	return nil
+}
