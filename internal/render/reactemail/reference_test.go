@@ -3,6 +3,7 @@ package reactemail
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -114,6 +115,43 @@ func TestRenderLeavesNothingQueued(t *testing.T) {
 		r.pool.put(e, err)
 		if err != nil || ran.ToBoolean() {
 			t.Fatalf("%s: a task was still queued after the render (%v)", name, err)
+		}
+	}
+}
+
+// TestConcurrentRenders renders the reference templates from more
+// goroutines than there are engines: every render waits for an engine and
+// gets exactly the reference output.
+func TestConcurrentRenders(t *testing.T) {
+	r := New(referenceLimits())
+	defer r.Close()
+	names := []string{"welcome.tsx", "receipt.jsx", "notice.tsx"}
+	type ref struct {
+		src, html string
+		props     map[string]any
+	}
+	refs := make([]ref, len(names))
+	for i, name := range names {
+		prefix := "testdata/" + strings.TrimSuffix(name, filepath.Ext(name))
+		refs[i] = ref{src: read(t, "testdata/"+name), html: read(t, prefix+".html")}
+		if err := json.Unmarshal([]byte(read(t, prefix+".props.json")), &refs[i].props); err != nil {
+			t.Fatal(err)
+		}
+	}
+	errs := make(chan error, 12)
+	for g := 0; g < 12; g++ {
+		go func() {
+			ref := refs[g%len(refs)]
+			html, _, err := r.Render(context.Background(), ref.src, ref.props, false)
+			if err == nil && html != ref.html {
+				err = fmt.Errorf("goroutine %d: output differs from the reference", g)
+			}
+			errs <- err
+		}()
+	}
+	for g := 0; g < 12; g++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
 		}
 	}
 }
