@@ -126,11 +126,7 @@ func (s *Server) listAudiences(w http.ResponseWriter, r *http.Request) {
 		var list []*carteiro.Audience
 		var total int64
 		if list, total, err = s.app.ListAudiences(r.Context(), principalOf(r.Context()), page); err == nil {
-			out := make([]audienceJSON, len(list))
-			for i, a := range list {
-				out[i] = toAudienceJSON(a)
-			}
-			writeJSON(w, http.StatusOK, map[string]any{"audiences": out, "total": total})
+			writeJSON(w, http.StatusOK, map[string]any{"audiences": mapAll(list, toAudienceJSON), "total": total})
 			return
 		}
 	}
@@ -226,11 +222,7 @@ func (s *Server) listContacts(w http.ResponseWriter, r *http.Request) {
 		var list []*carteiro.Contact
 		var total int64
 		if list, total, err = s.app.ListContacts(r.Context(), principalOf(r.Context()), r.PathValue("id"), page); err == nil {
-			out := make([]contactJSON, len(list))
-			for i, c := range list {
-				out[i] = toContactJSON(c)
-			}
-			writeJSON(w, http.StatusOK, map[string]any{"contacts": out, "total": total})
+			writeJSON(w, http.StatusOK, map[string]any{"contacts": mapAll(list, toContactJSON), "total": total})
 			return
 		}
 	}

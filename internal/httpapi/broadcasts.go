@@ -97,11 +97,7 @@ func (s *Server) listBroadcasts(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	out := make([]broadcastJSON, len(list))
-	for i, b := range list {
-		out[i] = toBroadcastJSON(b)
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"broadcasts": out, "nextCursor": cursorString(next)})
+	writeJSON(w, http.StatusOK, map[string]any{"broadcasts": mapAll(list, toBroadcastJSON), "nextCursor": cursorString(next)})
 }
 
 func (s *Server) getBroadcast(w http.ResponseWriter, r *http.Request) {

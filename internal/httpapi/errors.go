@@ -108,3 +108,12 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(v)
 }
+
+// mapAll converts every item of a list to its JSON shape, in order.
+func mapAll[T, J any](items []T, toJSON func(T) J) []J {
+	out := make([]J, len(items))
+	for i, item := range items {
+		out[i] = toJSON(item)
+	}
+	return out
+}

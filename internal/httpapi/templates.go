@@ -138,11 +138,7 @@ func (s *Server) listTemplates(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	out := make([]templateJSON, len(ts))
-	for i, t := range ts {
-		out[i] = toTemplateJSON(t)
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"data": out})
+	writeJSON(w, http.StatusOK, map[string]any{"data": mapAll(ts, toTemplateJSON)})
 }
 
 func (s *Server) getTemplate(w http.ResponseWriter, r *http.Request) {
