@@ -307,5 +307,18 @@ export default ({ n }) => <Html><Tailwind><Body><Text className="text-lg font-bo
 			"text %q", parts["text/plain"])
 		e := getEmail(t, ts, ts.LiveKey, res.ID)
 		testserver.Must(t, e.HTML != nil && strings.Contains(*e.HTML, "Olá <!-- -->Ana"), "stored email %+v", e)
+
+		// PATCH checks the new React source and changes only it; DELETE removes the template.
+		testserver.Expect(t, templateReq(ts, t, "PATCH", "/"+id, map[string]any{"html": "export default () => <p>{"}), 422, "TEMPLATE_SYNTAX_ERROR")
+		r = templateReq(ts, t, "PATCH", "/"+id, map[string]any{"html": `export default ({ name }) => <p>Tchau {name}</p>;`})
+		testserver.Expect(t, r, 200, "")
+		patched := r.JSON(t)
+		testserver.Must(t, patched["format"] == "react" && patched["subject"] == "Oi {{name}}" && patched["name"] == "welcome", "patched %v", patched)
+		send(t, ts, ts.LiveKey, map[string]any{"from": "news@shop.example", "to": "bia@customer.example", "templateId": id,
+			"variables": map[string]any{"name": "Bia"}})
+		msgs, err = smtp.WaitForMessages(2, 10*time.Second)
+		testserver.Must(t, err == nil && strings.Contains(string(msgs[1].Data), "Tchau <!-- -->Bia"), "patched template not used: %v", err)
+		testserver.Expect(t, templateReq(ts, t, "DELETE", "/"+id, nil), 204, "")
+		testserver.Expect(t, templateReq(ts, t, "GET", "/"+id, nil), 404, "NOT_FOUND")
 	})
 }
