@@ -74,6 +74,7 @@ func newEngine(progs *programs, limits render.Limits) (*engine, error) {
 	vm := goja.New()
 	vm.SetMaxCallStackSize(maxCallStack)
 	_ = vm.Set("__maxStringChars", limits.MemoryBytes/2)
+	_ = vm.Set("__maxOutputChars", limits.OutputBytes)
 	_ = vm.Set("__goEncode", func(s string) goja.ArrayBuffer { return vm.NewArrayBuffer([]byte(s)) })
 	_ = vm.Set("__goDecode", func(buf goja.ArrayBuffer, offset, length int) (string, error) {
 		b := buf.Bytes()
@@ -81,6 +82,13 @@ func newEngine(progs *programs, limits render.Limits) (*engine, error) {
 			return "", errors.New("TextDecoder: bad view")
 		}
 		return strings.ToValidUTF8(string(b[offset:offset+length]), "\uFFFD"), nil
+	})
+	// The UTF-8 length of a string, as Node's Buffer.byteLength gives it
+	// (a lone surrogate counts as U+FFFD, three bytes, as it is encoded).
+	// Called for every piece of markup React writes, so it takes its
+	// argument as is rather than through goja's reflection.
+	_ = vm.Set("__goByteLength", func(call goja.FunctionCall) goja.Value {
+		return vm.ToValue(len(call.Argument(0).String()))
 	})
 	_ = vm.Set("__goAtob", func(s string) (string, error) {
 		b, err := base64.StdEncoding.DecodeString(strings.Map(dropSpace, s))

@@ -1,7 +1,7 @@
 // Package reactemail renders React Email templates inside the Go process,
 // with no Node.js at run time (D37). A customer's JSX/TSX is compiled by
-// esbuild against an embedded runtime (React, react-dom/server's browser
-// build, @react-email/render and the layout components, bundled once from
+// esbuild against an embedded runtime (React, react-dom/server's streaming
+// renderer, @react-email/render and the layout components, bundled once from
 // pinned npm versions; Tailwind, Markdown and CodeBlock in bundles loaded
 // on demand) and
 // rendered by the official render() in goja, so the output equals

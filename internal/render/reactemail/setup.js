@@ -30,6 +30,12 @@
     this.port2.other = this.port1;
   };
 
+  // React's Bun build sizes what it writes in UTF-8 bytes
+  // (runtime/bun-prelude.js); a loop over the characters in the engine
+  // cost about a millisecond a render. Fixed, so no template can change it
+  // for the next render.
+  Object.defineProperty(global, "__carteiroByteLength", { value: global.__goByteLength, writable: false, configurable: false, enumerable: false });
+  delete global.__goByteLength;
   var encode = global.__goEncode, decode = global.__goDecode, atob = global.__goAtob;
   delete global.__goEncode;
   delete global.__goDecode;
@@ -57,8 +63,9 @@
   };
 
   // ReadableStream and WritableStream as React's renderer and render()'s
-  // readStream use them: a pull source that enqueues byte chunks, and
-  // pipeTo into a sink whose write collects them.
+  // readStream use them: a pull source that enqueues byte chunks or, as a
+  // "direct" stream, writes strings, and pipeTo into a sink whose write
+  // collects them.
   global.ReadableStream = function ReadableStream(source) {
     var stream = this;
     this._sink = null;
@@ -66,11 +73,18 @@
     this._closed = false;
     this._error = undefined;
     this._settle = null;
+    this._text = [];
     this._controller = {
       enqueue: function (chunk) {
         if (stream._sink) stream._sink.write(chunk); else stream._queue.push(chunk);
       },
       close: function () { stream._closed = true; stream._finish(); },
+      // A "direct" stream (React's Bun build, see runtime/bun-prelude.js)
+      // writes strings; they are joined and reach the sink as one chunk of
+      // bytes when the stream ends.
+      write: function (text) { stream._text.push(text); },
+      flush: function () {},
+      end: function () { stream._controller.close(); },
       error: function (e) { stream._error = e === undefined ? new Error("stream errored") : e; stream._finish(); },
       desiredSize: 0,
       byobRequest: null,
@@ -80,6 +94,11 @@
   };
   global.ReadableStream.prototype._finish = function () {
     if (!this._settle) return;
+    if (this._text.length > 0 && this._error === undefined) {
+      var text = this._text.join("");
+      this._text = [];
+      this._sink.write(new global.TextEncoder().encode(text));
+    }
     var settle = this._settle;
     this._settle = null;
     if (this._error !== undefined) {
@@ -143,6 +162,10 @@
   // side watches the heap for the rest.
   var maxChars = global.__maxStringChars;
   delete global.__maxStringChars;
+  // A document over the output cap is refused (the Go side checks its
+  // bytes); its plain text is not worth converting first.
+  var maxOutputChars = global.__maxOutputChars;
+  delete global.__maxOutputChars;
   function guard(name, size) {
     var original = String.prototype[name];
     String.prototype[name] = function () {
@@ -168,7 +191,7 @@
       var element = rt.React.createElement(component, JSON.parse(propsJSON));
       rt.render(element).then(function (html) {
         state.html = html;
-        if (wantText) state.text = rt.toPlainText(html);
+        if (wantText && !(maxOutputChars > 0 && html.length > maxOutputChars)) state.text = rt.toPlainText(html);
         state.done = true;
       }, function (e) {
         state.error = describe(e);

@@ -11,13 +11,14 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/evanw/esbuild/pkg/api"
 )
 
 func main() {
-	bundle("entry.mjs", "runtime.js", api.FormatIIFE, []api.Plugin{noPrettier})
+	bundle("entry.mjs", "runtime.js", api.FormatIIFE, []api.Plugin{noPrettier, stringChunks})
 	bundle("tailwind-entry.mjs", "tailwind.js", api.FormatCommonJS, []api.Plugin{fromRuntime})
 	bundle("markdown-entry.mjs", "markdown.js", api.FormatCommonJS, []api.Plugin{fromRuntime})
 	bundle("codeblock-entry.mjs", "codeblock.js", api.FormatCommonJS, []api.Plugin{fromRuntime})
@@ -89,6 +90,56 @@ var fromRuntime = api.Plugin{
 				contents = "module.exports = { CodeBlock: globalThis.__carteiroRuntime.codeBlock };"
 			default:
 				contents = "module.exports = globalThis.__carteiroRuntime.components;"
+			}
+			return api.OnLoadResult{Contents: &contents, Loader: api.LoaderJS}, nil
+		})
+	},
+}
+
+// bunServer is React's server renderer that writes strings (Bun's build),
+// given to @react-email/render for react-dom/server; bun-prelude.js says why.
+const bunServer = "node_modules/react-dom/cjs/react-dom-server.bun.production.js"
+
+// stringChunks bundles bunServer, behind bun-prelude.js, where
+// @react-email/render imports react-dom/server. The Node modules it
+// requires serve only renderToPipeableStream and byte streams, which
+// render() never calls: util gives the TextEncoder setup.js defines, crypto
+// and stream are empty. Every other importer gets react-dom/server itself.
+var stringChunks = api.Plugin{
+	Name: "string-chunks",
+	Setup: func(b api.PluginBuild) {
+		server, err := filepath.Abs(bunServer)
+		if err != nil {
+			panic(err)
+		}
+		b.OnResolve(api.OnResolveOptions{Filter: `^react-dom/server$`}, func(args api.OnResolveArgs) (api.OnResolveResult, error) {
+			if !strings.Contains(args.Importer, "@react-email/render") {
+				return api.OnResolveResult{}, nil
+			}
+			return api.OnResolveResult{Path: server, Namespace: "string-chunks"}, nil
+		})
+		b.OnLoad(api.OnLoadOptions{Filter: `.*`, Namespace: "string-chunks"}, func(args api.OnLoadArgs) (api.OnLoadResult, error) {
+			prelude, err := os.ReadFile("bun-prelude.js")
+			if err != nil {
+				return api.OnLoadResult{}, err
+			}
+			source, err := os.ReadFile(args.Path)
+			if err != nil {
+				return api.OnLoadResult{}, err
+			}
+			contents := string(prelude) + string(source)
+			return api.OnLoadResult{Contents: &contents, Loader: api.LoaderJS, ResolveDir: filepath.Dir(args.Path)}, nil
+		})
+		b.OnResolve(api.OnResolveOptions{Filter: `^(util|crypto|stream)$`}, func(args api.OnResolveArgs) (api.OnResolveResult, error) {
+			if args.Importer != server {
+				return api.OnResolveResult{}, nil
+			}
+			return api.OnResolveResult{Path: args.Path, Namespace: "node-stand-in"}, nil
+		})
+		b.OnLoad(api.OnLoadOptions{Filter: `.*`, Namespace: "node-stand-in"}, func(args api.OnLoadArgs) (api.OnLoadResult, error) {
+			contents := "module.exports = {};"
+			if args.Path == "util" {
+				contents = "module.exports = { TextEncoder: globalThis.TextEncoder };"
 			}
 			return api.OnLoadResult{Contents: &contents, Loader: api.LoaderJS}, nil
 		})

@@ -1,7 +1,9 @@
 // The React Email runtime that Carteiro embeds: React, its JSX runtime, the
 // official render() (browser build, which streams like React's own server
-// renderer) and the layout components, on one global object. bundle.go
-// turns this file into runtime.js; templates are compiled against it.
+// renderer; bundle.go gives it React's Bun build of that renderer, which
+// writes strings, see bun-prelude.js) and the layout components, on one
+// global object. bundle.go turns this file into runtime.js; templates are
+// compiled against it.
 //
 // Not included: Tailwind, Markdown and CodeBlock (Prism takes seconds to
 // initialise in the engine), which tailwind.js, markdown.js and
