@@ -71,6 +71,8 @@ type Server struct {
 	inbound   *inbound.Server
 	served    chan struct{}
 	serveErr  error
+	// releaseStore gives up the SQLite serving lock (claimStore).
+	releaseStore func()
 }
 
 // Open builds everything but does not listen yet: the CLI commands other
@@ -89,6 +91,9 @@ func Open(ctx context.Context, o Options) (*Server, error) {
 	s := &Server{Store: st, logger: o.Logger}
 	if err := s.build(ctx, o); err != nil {
 		_ = st.Close()
+		if s.releaseStore != nil {
+			s.releaseStore()
+		}
 		return nil, err
 	}
 	return s, nil
@@ -184,7 +189,37 @@ func (s *Server) build(ctx context.Context, o Options) error {
 	if _, real := o.Clock.(carteiro.SystemClock); !real {
 		qopts.Clock = o.Clock
 	}
+	if qopts.Work {
+		if err := s.claimStore(ctx); err != nil {
+			return err
+		}
+	}
 	return s.Queue.Start(ctx, s.App, qopts)
+}
+
+// claimStore makes this the only process working on a SQLite file, and
+// then hands back to the queue the jobs a process that died left running
+// (a delivery or a broadcast step cut short by a crash), which would
+// otherwise wait twice CARTEIRO_JOB_TIMEOUT for River's rescue. On
+// PostgreSQL, where several workers share the database (D1), River's
+// rescue stays the only way back.
+func (s *Server) claimStore(ctx context.Context) error {
+	release, locked, err := s.Store.LockServing()
+	if err != nil {
+		return err
+	}
+	s.releaseStore = release
+	if !locked {
+		return nil
+	}
+	n, err := s.Store.RequeueOrphanedJobs(ctx)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		s.logger.Warn("jobs left running by a process that stopped are queued again", "jobs", n)
+	}
+	return nil
 }
 
 // Bootstrap runs D4's first-start bootstrap.
@@ -270,6 +305,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	if err := s.Store.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("store close: %w", err))
+	}
+	if s.releaseStore != nil {
+		s.releaseStore()
 	}
 	return errors.Join(errs...)
 }

@@ -33,7 +33,7 @@ func openSQLite(ctx context.Context, path string) (*Store, error) {
 		_ = readDB.Close()
 		return nil, fmt.Errorf("store: open SQLite %s: %w", path, classify(err))
 	}
-	s := &Store{dialect: SQLite, writeDB: writeDB, readDB: readDB}
+	s := &Store{dialect: SQLite, path: path, writeDB: writeDB, readDB: readDB}
 	s.Queries = &Queries{q: sqlQuerier{readDB}, w: sqlQuerier{writeDB}, dialect: SQLite}
 	s.group = newGroupCommitter(s)
 	s.gate = &localGate{}

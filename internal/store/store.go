@@ -30,6 +30,7 @@ type Store struct {
 	dialect Dialect
 
 	// SQLite
+	path    string // the database file, for its serving lock
 	writeDB *sql.DB
 	readDB  *sql.DB
 
