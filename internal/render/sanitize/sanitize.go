@@ -25,14 +25,18 @@ type Report struct {
 	EventHandlers   int `json:"eventHandlers"`
 }
 
-// removedElements are dropped with their content. Scripts and frames are
-// counted; the rest are not executable by themselves but load or hide
-// active content (plugins, base URL changes, refresh redirects, markup that
-// parses differently without scripting).
+// removedElements are dropped with their content. They are not executable
+// by themselves but change or hide what loads (base URL changes, markup
+// that parses differently without scripting); what they carry is counted
+// (their handlers and script URLs, the scripts and frames inside).
 var removedElements = map[string]bool{
-	"object": true, "embed": true, "applet": true, "base": true, "noscript": true, "noembed": true,
-	"noframes": true, "xmp": true, "plaintext": true, "portal": true, "param": true,
+	"base": true, "noscript": true, "noembed": true,
+	"noframes": true, "xmp": true, "plaintext": true, "param": true,
 }
+
+// embeddedElements load another document or a plugin, as a frame does:
+// removed with their content and counted in iframes.
+var embeddedElements = map[string]bool{"object": true, "embed": true, "applet": true, "portal": true}
 
 // urlAttributes hold URLs a client may follow or load.
 var urlAttributes = map[string]bool{
@@ -97,8 +101,14 @@ func drop(c *html.Node, rep *Report) bool {
 	case html.CommentNode:
 		// Conditional comments are markup for some clients; keep harmless
 		// comments (Outlook's <!--[if mso]> tables), drop those that hide
-		// active content.
-		return dangerousText(c.Data) || strings.Contains(strings.ToLower(c.Data), "<script")
+		// active content, counted as what they hide.
+		scripts := strings.Count(strings.ToLower(c.Data), "<script")
+		rep.Scripts += scripts
+		if scripts == 0 && dangerousText(c.Data) {
+			rep.JavascriptHrefs++
+			return true
+		}
+		return scripts > 0
 	case html.ElementNode:
 	default:
 		return false
@@ -118,13 +128,42 @@ func drop(c *html.Node, rep *Report) bool {
 	case name == "iframe" || name == "frame" || name == "frameset":
 		rep.Iframes++
 		return true
+	case embeddedElements[name]:
+		// Other embedded documents count with the frames.
+		rep.Iframes++
+		countCarried(c, rep)
+		return true
 	case removedElements[name]:
+		countCarried(c, rep)
 		return true
 	case name == "meta" && hasAttr(c, "http-equiv"):
+		// A refresh to a script URL is one.
+		for _, a := range c.Attr {
+			if strings.EqualFold(a.Key, "content") && (dangerousText(a.Val) || strings.Contains(squash(a.Val), "data:text")) {
+				rep.JavascriptHrefs++
+			}
+		}
+		countCarried(c, rep)
 		return true
 	case name == "style" && c.FirstChild != nil && dangerousStyle(textOf(c)):
+		countStyle(textOf(c), rep)
 		return true
 	}
+	cleanAttributes(c, rep)
+	return false
+}
+
+// countCarried counts what an element removed whole carried: its event
+// handlers and script URLs, and the scripts, frames and the rest inside it,
+// as if it had stayed.
+func countCarried(c *html.Node, rep *Report) {
+	cleanAttributes(c, rep)
+	clean(c, rep)
+}
+
+// cleanAttributes removes and counts c's event handlers, script URLs and
+// code-running styles.
+func cleanAttributes(c *html.Node, rep *Report) {
 	kept := c.Attr[:0]
 	for _, a := range c.Attr {
 		key := strings.ToLower(a.Key)
@@ -136,15 +175,12 @@ func drop(c *html.Node, rep *Report) bool {
 			rep.JavascriptHrefs++
 			continue
 		case key == "style" && dangerousStyle(a.Val):
-			if dangerousText(a.Val) {
-				rep.JavascriptHrefs++
-			}
+			countStyle(a.Val, rep)
 			continue
 		}
 		kept = append(kept, a)
 	}
 	c.Attr = kept
-	return false
 }
 
 func plainName(name string) bool {
@@ -237,6 +273,20 @@ func dangerousText(s string) bool {
 }
 
 var cssComment = regexp.MustCompile(`/\*.*?\*/`)
+
+// countStyle counts CSS removed by dangerousStyle by what it would run: a
+// script URL with the script URLs, expression(), behavior and
+// -moz-binding (code in some clients) with the scripts. CSS refused only
+// for its form (an @import, a backslash escape) counts as neither.
+func countStyle(css string, rep *Report) {
+	s := squash(cssComment.ReplaceAllString(css, ""))
+	switch {
+	case dangerousText(s) || strings.Contains(s, "data:text"):
+		rep.JavascriptHrefs++
+	case strings.Contains(s, "expression(") || strings.Contains(s, "behavior:") || strings.Contains(s, "-moz-binding"):
+		rep.Scripts++
+	}
+}
 
 // dangerousStyle finds CSS that can run code in some client: expression(),
 // -moz-binding, behavior, script URLs and @import of anything.
