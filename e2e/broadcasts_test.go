@@ -141,7 +141,7 @@ func TestBroadcastToAudience(t *testing.T) {
 		r = ts.Do(t, testserver.Request{Method: "GET", Path: "/v1/product/suppressions?reason=unsubscribe", Key: ts.LiveKey})
 		testserver.Must(t, strings.Contains(string(r.Body), `"category":"marketing"`), "category %s", r.Body)
 		testserver.Expect(t, ts.Do(t, testserver.Request{Method: "POST", Path: u.Path}), 200, "") // repeatable
-		forged := u.Path[:len(u.Path)-2] + "xx"
+		forged := tamper(u.Path)
 		testserver.Expect(t, ts.Do(t, testserver.Request{Method: "POST", Path: forged}), 404, "NOT_FOUND")
 		testserver.Expect(t, ts.Do(t, testserver.Request{Method: "GET", Path: forged}), 404, "NOT_FOUND")
 
