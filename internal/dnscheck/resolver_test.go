@@ -186,7 +186,7 @@ func TestLookupTimeoutIsTemporary(t *testing.T) {
 	if !errors.Is(err, ErrTemporary) {
 		t.Fatalf("error = %v, want ErrTemporary", err)
 	}
-	if elapsed := time.Since(start); elapsed > 2*time.Second {
+	if elapsed := time.Since(start); elapsed > 5*time.Second {
 		t.Fatalf("timeout took %v", elapsed)
 	}
 }
@@ -203,7 +203,8 @@ func TestLookupHonoursContext(t *testing.T) {
 	if _, err := r.LookupTXT(ctx, "example.com"); !errors.Is(err, ErrTemporary) {
 		t.Fatalf("error = %v, want ErrTemporary", err)
 	}
-	if elapsed := time.Since(start); elapsed > 2*time.Second {
+	// The resolver's own timeout is 10 s: well under it means the context won.
+	if elapsed := time.Since(start); elapsed > 5*time.Second {
 		t.Fatalf("the context deadline was ignored: %v", elapsed)
 	}
 }

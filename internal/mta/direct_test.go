@@ -239,7 +239,8 @@ func TestDirectStallTimesOut(t *testing.T) {
 	bed.dns.SetA("mx.example.org", "127.0.0.1")
 	start := time.Now()
 	results := bed.direct.Deliver(testContext(t), Envelope{From: "s@example.com", Recipients: []string{"a@example.org", "b@example.org"}}, builtMessage(t))
-	if elapsed := time.Since(start); elapsed > 2*time.Second {
+	// The server stalls for 30 s; the slack absorbs a loaded CI machine.
+	if elapsed := time.Since(start); elapsed > 10*time.Second {
 		t.Errorf("Deliver took %s with a 300ms data timeout", elapsed)
 	}
 	assertClasses(t, results, map[string]Class{"a@example.org": ClassTemporary, "b@example.org": ClassTemporary})

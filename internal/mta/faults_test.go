@@ -122,7 +122,8 @@ func TestStalledServerTimesOut(t *testing.T) {
 			results := relay.Deliver(testContext(t), Envelope{From: "s@example.com", Recipients: []string{"a@example.org", "b@example.org"}}, builtMessage(t))
 			elapsed := time.Since(start)
 			assertClasses(t, results, map[string]Class{"a@example.org": ClassTemporary, "b@example.org": ClassTemporary})
-			if elapsed > 2*time.Second {
+			// The server stalls for 30 s; the slack absorbs a loaded CI machine.
+			if elapsed > 10*time.Second {
 				t.Errorf("Deliver took %s with 300ms timeouts", elapsed)
 			}
 			if !strings.Contains(results[0].Message, "timeout") {

@@ -66,7 +66,8 @@ func TestTimeLimit(t *testing.T) {
 	if !errors.As(err, &re) || re.Limit != "time" {
 		t.Fatalf("want a time limit error, got %v", err)
 	}
-	if took := time.Since(start); took > 500*time.Millisecond {
+	// 8e9 iterations would take minutes; the slack absorbs a loaded CI machine.
+	if took := time.Since(start); took > 5*time.Second {
 		t.Fatalf("a 50 ms limit stopped the render after %v", took)
 	}
 }

