@@ -15,13 +15,14 @@ export default function Ok({ name }) { return <Html><Text>Hello {name}</Text></H
 
 // TestHostileTemplatesFailCleanly runs templates that loop, allocate without
 // end, recurse, reach for the host or pollute shared prototypes (D37): each
-// fails with a render error soon after its limit, and a normal render right
-// after still succeeds and is untouched. "Soon" has ten seconds of slack: a
-// template no limit stopped would run forever or until the machine's memory
-// is gone, and CI runs other packages' tests on the same two cores, which
-// once stretched a 1 s limit to 2.2 s.
+// fails with a render error within twice the time limit, and a normal
+// render right after still succeeds and is untouched. The limit is 3 s
+// (the default is 2 s, D37) rather than a short one: what a render costs on top of its
+// limit (compiling the template, the interrupt reaching the engine) grows
+// when CI runs other packages' tests on the same two cores, and once took
+// 1.15 s, which only a longer limit leaves room for under twice the limit.
 func TestHostileTemplatesFailCleanly(t *testing.T) {
-	limits := render.Limits{Timeout: time.Second, MemoryBytes: 64 << 20, OutputBytes: 16 << 10}
+	limits := render.Limits{Timeout: 3 * time.Second, MemoryBytes: 64 << 20, OutputBytes: 16 << 10}
 	r := New(limits)
 	defer r.Close()
 	// Start an engine first: making one is not part of a render's time.
@@ -32,7 +33,7 @@ func TestHostileTemplatesFailCleanly(t *testing.T) {
 		name, body string
 		limit      string // the limit named in the error, "*" for any, "" for a plain error
 		reason     string // part of the reason, when no limit applies
-		// timeout, when set, replaces the 1 s time limit: the memory guard
+		// timeout, when set, replaces the 3 s time limit: the memory guard
 		// must stop the doubling string before any time limit, but on a
 		// loaded machine under -race the doubling takes over a second.
 		timeout time.Duration
@@ -80,8 +81,8 @@ return <Html><Text>unreachable</Text></Html>; }`
 			if c.reason != "" && !strings.Contains(re.Reason, c.reason) {
 				t.Errorf("want a reason with %q, got %q", c.reason, re.Reason)
 			}
-			if elapsed > limit+10*time.Second {
-				t.Errorf("took %v with a %v limit", elapsed, limit)
+			if elapsed > 2*limit {
+				t.Errorf("took %v, over twice the %v limit", elapsed, limit)
 			}
 			html, _, err := r.Render(context.Background(), okTemplate, map[string]any{"name": "Ana"}, false)
 			if err != nil || !strings.Contains(html, "Hello <!-- -->Ana") {
