@@ -122,7 +122,7 @@ func (a *App) countEvent(ctx context.Context, tx *store.Tx, e *carteiro.Email, e
 	default:
 		return nil
 	}
-	key := store.StatsKey{OrgID: e.OrgID, Mode: string(e.Mode), DomainID: e.DomainID, Hour: ev.Timestamp}
+	key := store.StatsKey{OrgID: e.OrgID, Mode: string(e.Mode), DomainID: e.DomainID, Hour: ev.Timestamp, EmailID: e.ID}
 	if err := tx.IncrementStats(ctx, key, m, 1); err != nil {
 		return err
 	}

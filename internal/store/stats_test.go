@@ -1,0 +1,122 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/carteiro/carteiro/internal/store"
+	"github.com/carteiro/carteiro/internal/testserver"
+)
+
+var statsHour = time.Date(2031, 5, 17, 10, 0, 0, 0, time.UTC)
+
+func increment(ctx context.Context, st *store.Store, k store.StatsKey, m store.StatsMetric) error {
+	return st.InTx(ctx, func(tx *store.Tx) error { return tx.IncrementStats(ctx, k, m, 1) })
+}
+
+// counterRows counts the rows holding one organization's counters of tag.
+func counterRows(t *testing.T, st *store.Store, orgID, tag string) int {
+	t.Helper()
+	var n int
+	rawQuery(t, st, `SELECT COUNT(*) FROM stats_counters WHERE org_id = ? AND tag = ?`, []any{orgID, tag},
+		func(scan func(...any) error) error { return scan(&n) })
+	return n
+}
+
+// D54: every count is kept, whichever rows hold it. On PostgreSQL the
+// counts of different emails spread over a few shard rows of their hour;
+// SQLite keeps one row.
+func TestStatsCountsSumOverShards(t *testing.T) {
+	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
+		st := openStore(t, b)
+		ctx := testContext(t)
+		const emails = 40
+		for i := range emails {
+			k := store.StatsKey{OrgID: "org_1", Mode: "live", Hour: statsHour.Add(time.Duration(i) * time.Second), EmailID: fmt.Sprintf("email-%d", i)}
+			for _, tag := range []string{"", "campaign"} {
+				k.Tag = tag
+				if err := increment(ctx, st, k, store.MetricSent); err != nil {
+					t.Fatal(err)
+				}
+				if i%4 == 0 {
+					if err := increment(ctx, st, k, store.MetricBounced); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+		}
+		for _, tag := range []string{"", "campaign"} {
+			got, err := st.StatsHours(ctx, "org_1", "live", tag, "", statsHour, statsHour.Add(time.Hour))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != 1 || !got[0].Hour.Equal(statsHour) || got[0].Sent != emails || got[0].Bounced != emails/4 || got[0].Delivered != 0 {
+				t.Fatalf("tag %q: StatsHours = %+v, want one hour with 40 sent and 10 bounced", tag, got)
+			}
+		}
+		rows := counterRows(t, st, "org_1", "")
+		switch {
+		case b == testserver.SQLite && rows != 1:
+			t.Errorf("SQLite holds the hour in %d rows, want 1", rows)
+		case b == testserver.Postgres && (rows < 2 || rows > 8):
+			t.Errorf("PostgreSQL holds 40 emails' counts in %d rows, want 2 to 8 shards", rows)
+		}
+	})
+}
+
+// On PostgreSQL a transaction that counted an email and has not committed
+// yet (its delivery still recording events) no longer holds up the counts
+// of most other emails of the same hour: before shards, all of them waited
+// for its commit.
+func TestStatsCountsOfOtherEmailsDoNotWait(t *testing.T) {
+	t.Parallel()
+	st := openStore(t, testserver.Postgres)
+	ctx := testContext(t)
+	key := func(email string) store.StatsKey {
+		return store.StatsKey{OrgID: "org_1", Mode: "live", Hour: statsHour, EmailID: email}
+	}
+	held, release, firstDone := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+	go func() {
+		firstDone <- st.InTx(ctx, func(tx *store.Tx) error {
+			if err := tx.IncrementStats(ctx, key("email-0"), store.MetricSent, 1); err != nil {
+				return err
+			}
+			close(held)
+			<-release
+			return nil
+		})
+	}()
+	select {
+	case <-held:
+	case err := <-firstDone:
+		t.Fatalf("first transaction: %v", err)
+	}
+	committed := 0
+	for i := 1; i <= 8; i++ {
+		attempt, cancel := context.WithTimeout(ctx, time.Second)
+		err := increment(attempt, st, key(fmt.Sprintf("email-%d", i)), store.MetricSent)
+		cancel()
+		switch {
+		case err == nil:
+			committed++
+		case errors.Is(attempt.Err(), context.DeadlineExceeded):
+			// this email shares the first one's row: it waits, as it must
+		default:
+			t.Fatalf("email-%d: %v", i, err)
+		}
+	}
+	close(release)
+	if err := <-firstDone; err != nil {
+		t.Fatalf("first transaction: %v", err)
+	}
+	if committed < 4 {
+		t.Fatalf("%d of 8 other emails' counts committed while the first email's transaction was open, want most", committed)
+	}
+	got, err := st.StatsHours(ctx, "org_1", "live", "", "", statsHour, statsHour.Add(time.Hour))
+	if err != nil || len(got) != 1 || got[0].Sent != int64(1+committed) {
+		t.Fatalf("StatsHours = %+v, %v; want %d sent", got, err, 1+committed)
+	}
+}
