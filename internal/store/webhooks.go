@@ -239,7 +239,11 @@ func (q *Queries) PendingDeliveryIDs(ctx context.Context, webhookID string) ([]s
 func (q *Queries) RecordWebhookAttempt(ctx context.Context, id string, success, gone bool, now time.Time, disableAfter time.Duration, minAttempts int) error {
 	var err error
 	if success {
-		_, err = q.exec(ctx, `UPDATE webhooks SET failing_since = NULL, failed_attempts = 0 WHERE id = ?`, id)
+		// Only a success that ends a failure streak writes: rewriting a row
+		// already clear took its lock until commit, so on PostgreSQL every
+		// delivery to one webhook committed after the one before it.
+		_, err = q.exec(ctx, `UPDATE webhooks SET failing_since = NULL, failed_attempts = 0
+			WHERE id = ? AND (failing_since IS NOT NULL OR failed_attempts <> 0)`, id)
 	} else {
 		_, err = q.exec(ctx, `UPDATE webhooks SET
 			status = CASE WHEN status = 'active' AND (? OR (failed_attempts + 1 >= ? AND COALESCE(failing_since, ?) <= ?)) THEN 'disabled' ELSE status END,
