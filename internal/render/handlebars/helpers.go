@@ -79,6 +79,12 @@ func (r *renderer) each(target any, b *block, f *frame) error {
 	n := 0
 	if arr, ok := asArray(target); ok {
 		for i, item := range arr {
+			// Each iteration counts towards the time check, even with an
+			// empty body: otherwise nested loops over large arrays could
+			// run far past the limit between two checks.
+			if err := r.tick(); err != nil {
+				return err
+			}
 			d := f.data.child()
 			d.index, d.key, d.first, d.last = float64(i), float64(i), i == 0, i == len(arr)-1
 			if err := r.run(b.program, f, item, d, []any{item, float64(i)}); err != nil {
@@ -88,6 +94,9 @@ func (r *renderer) each(target any, b *block, f *frame) error {
 		n = len(arr)
 	} else if keys, m, ok := asObject(target); ok {
 		for i, k := range keys {
+			if err := r.tick(); err != nil {
+				return err
+			}
 			d := f.data.child()
 			d.index, d.key, d.first, d.last = float64(i), k, i == 0, i == len(keys)-1
 			if err := r.run(b.program, f, m[k], d, []any{m[k], k}); err != nil {
