@@ -90,12 +90,7 @@ func (a *App) DeliverEmail(ctx context.Context, emailID string) error {
 	now := a.clock.Now()
 	e.Attempts++
 	e.Status = carteiro.EmailProcessing
-	err = a.store.InGroupTx(ctx, func(tx *store.Tx) error {
-		if err := tx.UpdateEmailProgress(ctx, e, &now); err != nil {
-			return err
-		}
-		return tx.InsertEvent(ctx, a.event(e.ID, carteiro.EventProcessing, now, map[string]any{"attempt": e.Attempts}))
-	})
+	err = a.store.BeginAttempt(ctx, e, now, a.event(e.ID, carteiro.EventProcessing, now, map[string]any{"attempt": e.Attempts}))
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"slices"
 	"time"
 
@@ -25,18 +26,20 @@ func (WebhookDeliveryJob) Kind() string { return "webhook_delivery" }
 // events in the statistics (D47, D54). Nothing is sent from a goroutine a
 // restart would lose: the jobs are committed with the events.
 func (a *App) recordEvents(ctx context.Context, tx *store.Tx, e *carteiro.Email, evs []*carteiro.EmailEvent) error {
+	// One statement for the events and one per counter row, rather than
+	// one each per event: every statement is a round trip to PostgreSQL.
+	if err := tx.InsertEvents(ctx, evs); err != nil {
+		return err
+	}
+	if err := a.countEvents(ctx, tx, e, evs); err != nil {
+		return err
+	}
 	var hooks []*carteiro.Webhook
 	loaded := false
 	for _, ev := range evs {
-		if err := tx.InsertEvent(ctx, ev); err != nil {
-			return err
-		}
 		typ := carteiro.WebhookType(ev.Type)
 		if typ == "" {
 			continue
-		}
-		if err := a.countEvent(ctx, tx, e, ev); err != nil {
-			return err
 		}
 		if !loaded {
 			var err error
@@ -94,43 +97,57 @@ func eventPayload(e *carteiro.Email, ev *carteiro.EmailEvent, typ string) ([]byt
 	return json.Marshal(map[string]any{"id": ev.ID, "type": typ, "createdAt": ev.Timestamp.Format(time.RFC3339Nano), "data": data})
 }
 
-// countEvent adds an event to the hourly statistics counters, once for all
-// emails and once per tag; opens and clicks count unique emails (D54).
-func (a *App) countEvent(ctx context.Context, tx *store.Tx, e *carteiro.Email, ev *carteiro.EmailEvent) error {
-	var m store.StatsMetric
+// statsMetric is the counter an event adds to, if any; opens and clicks
+// count unique emails (D54).
+func statsMetric(e *carteiro.Email, ev *carteiro.EmailEvent) (store.StatsMetric, bool) {
 	switch ev.Type {
 	case carteiro.EventSent:
-		m = store.MetricSent
+		return store.MetricSent, true
 	case carteiro.EventDelivered:
-		m = store.MetricDelivered
+		return store.MetricDelivered, true
 	case carteiro.EventFailed:
-		m = store.MetricFailed
+		return store.MetricFailed, true
 	case carteiro.EventBounced:
-		m = store.MetricBounced
+		return store.MetricBounced, true
 	case carteiro.EventComplained:
-		m = store.MetricComplained
+		return store.MetricComplained, true
 	case carteiro.EventOpened:
-		if e.OpenCount > 1 {
-			return nil
-		}
-		m = store.MetricOpened
+		return store.MetricOpened, e.OpenCount <= 1
 	case carteiro.EventClicked:
-		if e.ClickCount > 1 {
-			return nil
+		return store.MetricClicked, e.ClickCount <= 1
+	}
+	return "", false
+}
+
+// countEvents adds events to the hourly statistics counters, once for all
+// emails and once per tag (D54): one write per counter row and hour, the
+// hours in order and the all-emails row before the tags' (the same order
+// in every transaction, see store.StatsKey).
+func (a *App) countEvents(ctx context.Context, tx *store.Tx, e *carteiro.Email, evs []*carteiro.EmailEvent) error {
+	byHour := map[time.Time]map[store.StatsMetric]int{}
+	for _, ev := range evs {
+		m, ok := statsMetric(e, ev)
+		if !ok {
+			continue
 		}
-		m = store.MetricClicked
-	default:
-		return nil
+		hour := ev.Timestamp.UTC().Truncate(time.Hour)
+		if byHour[hour] == nil {
+			byHour[hour] = map[store.StatsMetric]int{}
+		}
+		byHour[hour][m]++
 	}
-	key := store.StatsKey{OrgID: e.OrgID, Mode: string(e.Mode), DomainID: e.DomainID, Hour: ev.Timestamp, EmailID: e.ID}
-	if err := tx.IncrementStats(ctx, key, m, 1); err != nil {
-		return err
-	}
-	for _, t := range e.Tags {
-		for _, tag := range []string{t.Name, t.Name + ":" + t.Value} {
-			key.Tag = tag
-			if err := tx.IncrementStats(ctx, key, m, 1); err != nil {
-				return err
+	hours := slices.SortedFunc(maps.Keys(byHour), time.Time.Compare)
+	for _, hour := range hours {
+		key := store.StatsKey{OrgID: e.OrgID, Mode: string(e.Mode), DomainID: e.DomainID, Hour: hour, EmailID: e.ID}
+		if err := tx.AddStats(ctx, key, byHour[hour]); err != nil {
+			return err
+		}
+		for _, t := range e.Tags {
+			for _, tag := range []string{t.Name, t.Name + ":" + t.Value} {
+				key.Tag = tag
+				if err := tx.AddStats(ctx, key, byHour[hour]); err != nil {
+					return err
+				}
 			}
 		}
 	}

@@ -151,6 +151,46 @@ func (q *Queries) UpdateEmailProgress(ctx context.Context, e *carteiro.Email, fi
 	return nil
 }
 
+// BeginAttempt records that a delivery attempt of e starts: its status,
+// attempt count, message id and first attempt time, and ev (the
+// processing event), atomically. On PostgreSQL that is one statement,
+// committed on its own, instead of a transaction's four round trips; on
+// SQLite it joins the group commit.
+func (s *Store) BeginAttempt(ctx context.Context, e *carteiro.Email, at time.Time, ev *carteiro.EmailEvent) error {
+	if s.pool == nil {
+		return s.InGroupTx(ctx, func(tx *Tx) error {
+			if err := tx.beginAttempt(ctx, e, at); err != nil {
+				return err
+			}
+			return tx.InsertEvent(ctx, ev)
+		})
+	}
+	var meta *string
+	if len(ev.Metadata) > 0 {
+		meta = jsonString(ev.Metadata)
+	}
+	_, err := s.exec(ctx, `WITH marked AS (
+			UPDATE emails SET status = ?, attempts = ?, message_id = ?, first_attempt_at = COALESCE(first_attempt_at, ?)
+			WHERE id = ? RETURNING id)
+		INSERT INTO email_events (id, email_id, type, created_at, metadata)
+		SELECT CAST(? AS TEXT), id, CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS TEXT) FROM marked`,
+		string(e.Status), e.Attempts, nullString(e.MessageID), micros(at), e.ID,
+		ev.ID, string(ev.Type), micros(ev.Timestamp), meta)
+	if err != nil {
+		return fmt.Errorf("store: begin attempt of %s: %w", e.ID, classify(err))
+	}
+	return nil
+}
+
+func (q *Queries) beginAttempt(ctx context.Context, e *carteiro.Email, at time.Time) error {
+	_, err := q.exec(ctx, `UPDATE emails SET status = ?, attempts = ?, message_id = ?, first_attempt_at = COALESCE(first_attempt_at, ?) WHERE id = ?`,
+		string(e.Status), e.Attempts, nullString(e.MessageID), micros(at), e.ID)
+	if err != nil {
+		return fmt.Errorf("store: begin attempt of %s: %w", e.ID, classify(err))
+	}
+	return nil
+}
+
 // FirstAttemptAt is when delivery of the email was first tried (D23's
 // 72-hour window), or nil.
 func (q *Queries) FirstAttemptAt(ctx context.Context, id string) (*time.Time, error) {

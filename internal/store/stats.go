@@ -56,25 +56,31 @@ func (q *Queries) shard(k StatsKey) int64 {
 // IncrementStats adds n to one metric. Counters are kept as events happen,
 // so reading statistics never scans emails (D54).
 func (q *Queries) IncrementStats(ctx context.Context, k StatsKey, m StatsMetric, n int) error {
-	col, ok := metricColumn[m]
-	if !ok {
-		return fmt.Errorf("store: unknown metric %q", m)
+	return q.AddStats(ctx, k, map[StatsMetric]int{m: n})
+}
+
+// AddStats adds counts to several metrics of one key in one statement (a
+// delivery's sent and delivered, for instance).
+func (q *Queries) AddStats(ctx context.Context, k StatsKey, counts map[StatsMetric]int) error {
+	for m := range counts {
+		if _, ok := metricColumn[m]; !ok {
+			return fmt.Errorf("store: unknown metric %q", m)
+		}
 	}
-	vals := make([]any, 0, 14)
+	vals := make([]any, 0, 6+len(metricOrder))
 	vals = append(vals, k.OrgID, k.Mode, k.DomainID, k.Tag, micros(k.Hour.UTC().Truncate(time.Hour)), q.shard(k))
 	for _, c := range metricOrder {
-		v := 0
-		if c == col {
-			v = n
-		}
-		vals = append(vals, v)
+		vals = append(vals, counts[StatsMetric(c)])
 	}
-	vals = append(vals, n)
 	_, err := q.exec(ctx, `INSERT INTO stats_counters (org_id, mode, domain_id, tag, hour, shard, sent, delivered, failed, bounced, complained, opened, clicked)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (org_id, mode, tag, domain_id, hour, shard) DO UPDATE SET `+col+` = stats_counters.`+col+` + ?`, vals...)
+		ON CONFLICT (org_id, mode, tag, domain_id, hour, shard) DO UPDATE SET
+		sent = stats_counters.sent + excluded.sent, delivered = stats_counters.delivered + excluded.delivered,
+		failed = stats_counters.failed + excluded.failed, bounced = stats_counters.bounced + excluded.bounced,
+		complained = stats_counters.complained + excluded.complained, opened = stats_counters.opened + excluded.opened,
+		clicked = stats_counters.clicked + excluded.clicked`, vals...)
 	if err != nil {
-		return fmt.Errorf("store: increment stats: %w", classify(err))
+		return fmt.Errorf("store: add stats: %w", classify(err))
 	}
 	return nil
 }
