@@ -31,7 +31,7 @@ const endpointSend = "POST /emails"
 // idempotency record and its delivery job in one transaction (accepted
 // means durable).
 func (a *App) SendEmail(ctx context.Context, p *Principal, r *SendRequest) (*SendResult, error) {
-	e, err := a.prepare(ctx, p, r)
+	e, err := a.prepare(ctx, p, r, a.newSenderDomains(p.Org.ID))
 	if err != nil {
 		return nil, err
 	}
@@ -63,22 +63,25 @@ type BatchItem struct {
 }
 
 // SendBatch accepts each item on its own: a failed item does not fail the
-// batch (4.1). Valid items commit together in one transaction.
+// batch (4.1). Valid items commit together in one transaction, their rows
+// and jobs written with multi-row statements.
 func (a *App) SendBatch(ctx context.Context, p *Principal, reqs []*SendRequest) ([]BatchItem, error) {
 	emails := make([]*carteiro.Email, len(reqs))
 	prepErrs := make([]error, len(reqs))
+	senders := a.newSenderDomains(p.Org.ID)
 	for i, r := range reqs {
-		emails[i], prepErrs[i] = a.prepare(ctx, p, r)
+		emails[i], prepErrs[i] = a.prepare(ctx, p, r, senders)
 	}
 	var items []BatchItem
 	acceptAll := func(tx *store.Tx) error {
 		items = make([]BatchItem, len(reqs))
+		var w acceptWrites
 		for i, r := range reqs {
 			if prepErrs[i] != nil {
 				items[i].Err = prepErrs[i]
 				continue
 			}
-			res, err := a.accept(ctx, tx, p, emails[i], r)
+			res, err := a.admit(ctx, tx, p, emails[i], r, &w)
 			var ce *carteiro.Error
 			if errors.As(err, &ce) {
 				items[i].Err = ce
@@ -89,7 +92,7 @@ func (a *App) SendBatch(ctx context.Context, p *Principal, reqs []*SendRequest) 
 			}
 			items[i].Result = res
 		}
-		return nil
+		return w.write(ctx, a, tx)
 	}
 	err := a.store.InGroupTx(ctx, acceptAll)
 	if errors.Is(err, store.ErrConflict) {
@@ -104,7 +107,7 @@ func (a *App) SendBatch(ctx context.Context, p *Principal, reqs []*SendRequest) 
 }
 
 // prepare does every check that needs no transaction.
-func (a *App) prepare(ctx context.Context, p *Principal, r *SendRequest) (*carteiro.Email, error) {
+func (a *App) prepare(ctx context.Context, p *Principal, r *SendRequest, senders *senderDomains) (*carteiro.Email, error) {
 	e, err := buildEmail(r, func(id string) (carteiro.RenderedTemplate, error) {
 		return a.renderForSend(ctx, p.Org.ID, id, r.Variables)
 	})
@@ -125,7 +128,7 @@ func (a *App) prepare(ctx context.Context, p *Principal, r *SendRequest) (*carte
 		return nil, &carteiro.Error{Code: carteiro.CodeForbidden, Details: map[string]any{"field": "from"}}
 	}
 	if !e.Sandbox {
-		if e.DomainID, err = a.senderDomain(ctx, p.Org.ID, e.From.Email); err != nil {
+		if e.DomainID, err = senders.lookup(ctx, e.From.Email); err != nil {
 			return nil, err
 		}
 	}
@@ -134,6 +137,39 @@ func (a *App) prepare(ctx context.Context, p *Principal, r *SendRequest) (*carte
 		e.Status = carteiro.EmailScheduled
 	}
 	return e, nil
+}
+
+// senderDomains answers senderDomain for the emails of one request: they
+// are checked at the same moment, so one look-up per sender serves a whole
+// batch instead of one per item.
+type senderDomains struct {
+	app   *App
+	orgID string
+	seen  map[string]senderAnswer
+}
+
+type senderAnswer struct {
+	domainID string
+	err      error
+}
+
+func (a *App) newSenderDomains(orgID string) *senderDomains {
+	return &senderDomains{app: a, orgID: orgID, seen: map[string]senderAnswer{}}
+}
+
+// lookup is senderDomain, remembered per address; store failures are not
+// remembered.
+func (s *senderDomains) lookup(ctx context.Context, from string) (string, error) {
+	key := strings.ToLower(from)
+	if ans, ok := s.seen[key]; ok {
+		return ans.domainID, ans.err
+	}
+	id, err := s.app.senderDomain(ctx, s.orgID, from)
+	var ce *carteiro.Error
+	if err == nil || errors.As(err, &ce) {
+		s.seen[key] = senderAnswer{id, err}
+	}
+	return id, err
 }
 
 // senderDomain applies D17: from must be on a verified domain of the
@@ -168,6 +204,47 @@ func (a *App) senderDomain(ctx context.Context, orgID, from string) (string, err
 
 // accept writes one prepared email inside tx.
 func (a *App) accept(ctx context.Context, tx *store.Tx, p *Principal, e *carteiro.Email, r *SendRequest) (*SendResult, error) {
+	var w acceptWrites
+	res, err := a.admit(ctx, tx, p, e, r, &w)
+	if err != nil {
+		return nil, err
+	}
+	return res, w.write(ctx, a, tx)
+}
+
+// acceptWrites gathers what accepted emails write, so that a batch writes
+// each table with one multi-row statement instead of one per email.
+type acceptWrites struct {
+	emails    []*carteiro.Email
+	events    []*carteiro.EmailEvent
+	now       []Job // delivery jobs to run at once
+	scheduled []*carteiro.Email
+}
+
+// write stores the gathered emails, their first events and their jobs.
+func (w *acceptWrites) write(ctx context.Context, a *App, tx *store.Tx) error {
+	if err := tx.InsertEmails(ctx, w.emails); err != nil {
+		return err
+	}
+	if err := tx.InsertEvents(ctx, w.events); err != nil {
+		return err
+	}
+	if err := a.queue.EnqueueManyTx(ctx, tx, w.now, JobOpts{}); err != nil {
+		return err
+	}
+	for _, e := range w.scheduled {
+		if err := a.queue.EnqueueTx(ctx, tx, DeliverJob{EmailID: e.ID}, JobOpts{ScheduledAt: *e.ScheduledAt}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// admit decides one prepared email inside tx: a replay of its idempotency
+// key (D22), refused by the warmup quota (D34), or accepted, in which case
+// its rows and job join w and its idempotency record is written at once
+// (so a later item of the same batch with the same key replays it).
+func (a *App) admit(ctx context.Context, tx *store.Tx, p *Principal, e *carteiro.Email, r *SendRequest, w *acceptWrites) (*SendResult, error) {
 	if r.IdempotencyKey != "" {
 		prev, err := tx.Idempotency(ctx, p.Org.ID, endpointSend, r.IdempotencyKey)
 		switch {
@@ -193,22 +270,16 @@ func (a *App) accept(ctx context.Context, tx *store.Tx, p *Principal, e *carteir
 	if err := a.takeWarmup(ctx, tx, e); err != nil {
 		return nil, err
 	}
-	if err := tx.InsertEmail(ctx, e); err != nil {
-		return nil, err
-	}
 	first := carteiro.EventQueued
 	if e.Status == carteiro.EmailScheduled {
 		first = carteiro.EventScheduled
 	}
-	if err := tx.InsertEvent(ctx, a.event(e.ID, first, e.CreatedAt, nil)); err != nil {
-		return nil, err
-	}
-	opts := JobOpts{}
+	w.emails = append(w.emails, e)
+	w.events = append(w.events, a.event(e.ID, first, e.CreatedAt, nil))
 	if e.ScheduledAt != nil {
-		opts.ScheduledAt = *e.ScheduledAt
-	}
-	if err := a.queue.EnqueueTx(ctx, tx, DeliverJob{EmailID: e.ID}, opts); err != nil {
-		return nil, err
+		w.scheduled = append(w.scheduled, e)
+	} else {
+		w.now = append(w.now, DeliverJob{EmailID: e.ID})
 	}
 	res := &SendResult{ID: e.ID, Status: e.Status, QueuedAt: e.CreatedAt}
 	if r.IdempotencyKey != "" {
