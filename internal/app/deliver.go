@@ -35,7 +35,7 @@ func retryDelay(attempt int) time.Duration {
 // recorded in one transaction after the SMTP conversation; a crash between
 // the two repeats at most that one attempt.
 func (a *App) DeliverEmail(ctx context.Context, emailID string) error {
-	e, err := a.store.EmailByID(ctx, emailID)
+	e, recipients, err := a.store.EmailForDelivery(ctx, emailID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil
 	}
@@ -66,10 +66,6 @@ func (a *App) DeliverEmail(ctx context.Context, emailID string) error {
 	}
 	if e.Sandbox {
 		return a.simulate(ctx, e)
-	}
-	recipients, err := a.store.Recipients(ctx, e.ID)
-	if err != nil {
-		return err
 	}
 	var pending []*carteiro.Recipient
 	for _, r := range recipients {

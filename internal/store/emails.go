@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/carteiro/carteiro"
 )
 
@@ -213,12 +215,18 @@ func (q *Queries) SetEmailStatusIf(ctx context.Context, id string, from, to cart
 
 // Recipients returns the recipients of an email in envelope order.
 func (q *Queries) Recipients(ctx context.Context, emailID string) ([]*carteiro.Recipient, error) {
-	rs, err := q.query(ctx, `SELECT email_id, position, address, status, last_code, last_enhanced, last_message, updated_at
-		FROM email_recipients WHERE email_id = ? ORDER BY position`, emailID)
+	rs, err := q.query(ctx, recipientsQuery, emailID)
 	if err != nil {
 		return nil, fmt.Errorf("store: recipients: %w", classify(err))
 	}
 	defer rs.Close()
+	return scanRecipients(rs)
+}
+
+const recipientsQuery = `SELECT email_id, position, address, status, last_code, last_enhanced, last_message, updated_at
+		FROM email_recipients WHERE email_id = ? ORDER BY position`
+
+func scanRecipients(rs keyRows) ([]*carteiro.Recipient, error) {
 	var out []*carteiro.Recipient
 	for rs.Next() {
 		var r carteiro.Recipient
@@ -234,7 +242,40 @@ func (q *Queries) Recipients(ctx context.Context, emailID string) ([]*carteiro.R
 		r.LastEnhanced, r.LastMessage, r.UpdatedAt = deref(enh), deref(msg), fromMicros(updated)
 		out = append(out, &r)
 	}
-	return out, rs.Err()
+	if err := rs.Err(); err != nil {
+		return nil, fmt.Errorf("store: recipients: %w", classify(err))
+	}
+	return out, nil
+}
+
+// EmailForDelivery returns an email, whatever its organization, and its
+// recipients in order (the delivery worker's first read): on PostgreSQL
+// both queries go in one round trip.
+func (s *Store) EmailForDelivery(ctx context.Context, id string) (*carteiro.Email, []*carteiro.Recipient, error) {
+	if s.pool == nil {
+		e, err := s.EmailByID(ctx, id)
+		if err != nil {
+			return nil, nil, err
+		}
+		rs, err := s.Recipients(ctx, id)
+		return e, rs, err
+	}
+	batch := &pgx.Batch{}
+	batch.Queue(rebind(`SELECT `+emailColumns+` FROM emails WHERE id = ?`), id)
+	batch.Queue(rebind(recipientsQuery), id)
+	results := s.pool.SendBatch(ctx, batch)
+	defer results.Close()
+	e, err := scanEmail(results.QueryRow())
+	if err != nil {
+		return nil, nil, fmt.Errorf("store: email %s: %w", id, classify(err))
+	}
+	rs, err := results.Query()
+	if err != nil {
+		return nil, nil, fmt.Errorf("store: recipients: %w", classify(err))
+	}
+	defer rs.Close()
+	recipients, err := scanRecipients(rs)
+	return e, recipients, err
 }
 
 // UpdateRecipient stores one recipient's outcome.

@@ -8,6 +8,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // The suppression gate orders a suppression's commit against deliveries in
@@ -41,18 +44,48 @@ type DeliveryGate struct {
 	emails  []string
 	queries *Queries
 	release func()
+	// PostgreSQL: the gate's connection and lock keys. The locks are taken
+	// by Suppressed, in the same round trip as the check.
+	conn *pgxpool.Conn
+	keys []int64
 }
 
 // Suppressed checks, under the gate, which of the gated addresses have an
-// active suppression in one of categories.
+// active suppression in one of categories. It must come before the SMTP
+// conversation: on PostgreSQL it is what takes the locks, then checks, in
+// one round trip (the check's snapshot is taken once the locks are held,
+// so it sees every suppression that committed before them).
 func (g *DeliveryGate) Suppressed(ctx context.Context, categories []string, now time.Time) (map[string]bool, error) {
-	return g.queries.SuppressedAmong(ctx, g.orgID, g.emails, categories, now)
+	if g.conn == nil {
+		return g.queries.SuppressedAmong(ctx, g.orgID, g.emails, categories, now)
+	}
+	batch := &pgx.Batch{}
+	for _, k := range g.keys {
+		batch.Queue(`SELECT pg_advisory_lock_shared($1)`, k)
+	}
+	query, args := suppressedAmongQuery(g.orgID, g.emails, categories, now)
+	batch.Queue(rebind(query), args...)
+	g.keys = nil // taken, or to be dropped by Release whatever happens next
+	results := g.conn.SendBatch(ctx, batch)
+	defer results.Close()
+	for range batch.Len() - 1 {
+		if _, err := results.Exec(); err != nil {
+			return nil, fmt.Errorf("store: gate: %w", classify(err))
+		}
+	}
+	rs, err := results.Query()
+	if err != nil {
+		return nil, fmt.Errorf("store: suppressed: %w", classify(err))
+	}
+	defer rs.Close()
+	return scanSuppressed(rs)
 }
 
 // Release lets suppressions of these addresses commit.
 func (g *DeliveryGate) Release() { g.release() }
 
-// HoldForDelivery takes the gates of emails, shared. Hold it only around
+// HoldForDelivery prepares the gates of emails, shared: SQLite takes its
+// lock here, PostgreSQL with the check (Suppressed). Hold it only around
 // the check and the SMTP conversation, never around a write: a suppression
 // waiting for the gate may be holding SQLite's only writer.
 func (s *Store) HoldForDelivery(ctx context.Context, orgID string, emails []string) (*DeliveryGate, error) {
@@ -72,16 +105,9 @@ func (s *Store) HoldForDelivery(ctx context.Context, orgID string, emails []stri
 	if err != nil {
 		return nil, fmt.Errorf("store: gate connection: %w", classify(err))
 	}
-	for _, k := range keys {
-		if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock_shared($1)`, k); err != nil {
-			conn.Release()
-			return nil, fmt.Errorf("store: gate: %w", classify(err))
-		}
-	}
-	// The check runs on the same connection: a held gate never waits for a
-	// second one from the pool.
-	g.queries = &Queries{q: pgxQuerier{conn}, dialect: Postgres}
+	g.conn, g.keys = conn, keys
 	g.release = func() {
+		// Unlocking all is harmless when the check never ran.
 		if _, err := conn.Exec(context.Background(), `SELECT pg_advisory_unlock_all()`); err != nil {
 			// A connection whose locks could not be dropped must not return
 			// to the pool holding them.

@@ -99,6 +99,17 @@ func (q *Queries) SuppressedAmong(ctx context.Context, orgID string, emails, cat
 	if len(emails) == 0 {
 		return map[string]bool{}, nil
 	}
+	query, args := suppressedAmongQuery(orgID, emails, categories, now)
+	rs, err := q.query(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: suppressed: %w", classify(err))
+	}
+	defer rs.Close()
+	return scanSuppressed(rs)
+}
+
+// suppressedAmongQuery is SuppressedAmong's statement, with ? placeholders.
+func suppressedAmongQuery(orgID string, emails, categories []string, now time.Time) (string, []any) {
 	args := []any{orgID, micros(now)}
 	for _, c := range categories {
 		args = append(args, c)
@@ -106,13 +117,11 @@ func (q *Queries) SuppressedAmong(ctx context.Context, orgID string, emails, cat
 	for _, e := range emails {
 		args = append(args, strings.ToLower(e))
 	}
-	query := `SELECT email FROM suppressions WHERE org_id = ? AND status = 'active' AND (expires_at IS NULL OR expires_at > ?)
-		AND category IN (` + placeholders(len(categories)) + `) AND email IN (` + placeholders(len(emails)) + `)`
-	rs, err := q.query(ctx, query, args...)
-	if err != nil {
-		return nil, fmt.Errorf("store: suppressed: %w", classify(err))
-	}
-	defer rs.Close()
+	return `SELECT email FROM suppressions WHERE org_id = ? AND status = 'active' AND (expires_at IS NULL OR expires_at > ?)
+		AND category IN (` + placeholders(len(categories)) + `) AND email IN (` + placeholders(len(emails)) + `)`, args
+}
+
+func scanSuppressed(rs keyRows) (map[string]bool, error) {
 	out := map[string]bool{}
 	for rs.Next() {
 		var e string
@@ -121,7 +130,10 @@ func (q *Queries) SuppressedAmong(ctx context.Context, orgID string, emails, cat
 		}
 		out[e] = true
 	}
-	return out, rs.Err()
+	if err := rs.Err(); err != nil {
+		return nil, fmt.Errorf("store: suppressed: %w", classify(err))
+	}
+	return out, nil
 }
 
 func placeholders(n int) string {
