@@ -111,7 +111,13 @@ func (a *App) GetStats(ctx context.Context, p *Principal, q StatsQuery) (*Stats,
 		index[b] = len(buckets)
 		buckets = append(buckets, StatsBucket{Start: b})
 	}
-	rows, err := a.store.StatsHours(ctx, p.Org.ID, string(p.Mode()), q.Tag, q.DomainID, first, nextBucket(bucketStart(end, g), g))
+	// Days, weeks and months are whole UTC days: the store sums the hours
+	// of each day, so a year reads back 365 rows instead of 8,784.
+	step := 24 * time.Hour
+	if g == "hour" {
+		step = time.Hour
+	}
+	rows, err := a.store.StatsSums(ctx, p.Org.ID, string(p.Mode()), q.Tag, q.DomainID, first, nextBucket(bucketStart(end, g), g), step)
 	if err != nil {
 		return nil, storeErr(err)
 	}

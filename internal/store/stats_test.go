@@ -120,3 +120,38 @@ func TestStatsCountsOfOtherEmailsDoNotWait(t *testing.T) {
 		t.Fatalf("StatsHours = %+v, %v; want %d sent", got, err, 1+committed)
 	}
 }
+
+// GET /stats' days, weeks and months are sums of UTC days: StatsSums adds
+// up each day's hours (and shards) in the query.
+func TestStatsSumsPerDay(t *testing.T) {
+	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
+		st := openStore(t, b)
+		ctx := testContext(t)
+		day := time.Date(2031, 5, 17, 0, 0, 0, 0, time.UTC)
+		// 30 emails an hour apart from 23:00 the day before: 1, 24 and 5
+		// emails on three days.
+		for i := range 30 {
+			k := store.StatsKey{OrgID: "org_1", Mode: "live", Hour: day.Add(time.Duration(i-1) * time.Hour), EmailID: fmt.Sprintf("email-%d", i)}
+			if err := increment(ctx, st, k, store.MetricDelivered); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := st.StatsSums(ctx, "org_1", "live", "", "", day.Add(-24*time.Hour), day.Add(72*time.Hour), 24*time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []int64{1, 24, 5}
+		if len(got) != len(want) {
+			t.Fatalf("StatsSums per day = %+v, want %v delivered on three days", got, want)
+		}
+		for i, r := range got {
+			if start := day.Add(time.Duration(i-1) * 24 * time.Hour); !r.Hour.Equal(start) || r.Delivered != want[i] || r.Sent != 0 {
+				t.Errorf("day %d: %+v, want %d delivered from %v", i, r, want[i], start)
+			}
+		}
+		hours, err := st.StatsSums(ctx, "org_1", "live", "", "", day.Add(-24*time.Hour), day.Add(72*time.Hour), time.Hour)
+		if err != nil || len(hours) != 30 {
+			t.Fatalf("StatsSums per hour: %d rows, %v; want 30", len(hours), err)
+		}
+	})
+}
