@@ -199,3 +199,30 @@ func sameTimePtr(t *testing.T, what string, got, want *time.Time) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// openTx runs fn in a transaction of st and keeps that transaction open
+// until the returned commit is called, which commits it and returns its
+// error. The test fails if fn does.
+func openTx(t *testing.T, st *store.Store, fn func(tx *store.Tx) error) (commit func() error) {
+	t.Helper()
+	held, release, done := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+	go func() {
+		done <- st.InTx(testContext(t), func(tx *store.Tx) error {
+			if err := fn(tx); err != nil {
+				return err
+			}
+			close(held)
+			<-release
+			return nil
+		})
+	}()
+	select {
+	case <-held:
+	case err := <-done:
+		t.Fatalf("transaction held open: %v", err)
+	}
+	return func() error {
+		close(release)
+		return <-done
+	}
+}

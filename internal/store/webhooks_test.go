@@ -71,32 +71,19 @@ func TestWebhookSuccessesDoNotWaitForEachOther(t *testing.T) {
 	st := openStore(t, testserver.Postgres)
 	ctx := testContext(t)
 	w := createWebhook(t, st)
-	held, release, firstDone := make(chan struct{}), make(chan struct{}), make(chan error, 1)
-	go func() {
-		firstDone <- st.InTx(ctx, func(tx *store.Tx) error {
-			if err := tx.RecordWebhookAttempt(ctx, w.ID, true, false, baseTime, time.Hour, 1); err != nil {
-				return err
-			}
-			close(held)
-			<-release
-			return nil
-		})
-	}()
-	select {
-	case <-held:
-	case err := <-firstDone:
-		t.Fatalf("first transaction: %v", err)
-	}
+	commitFirst := openTx(t, st, func(tx *store.Tx) error {
+		return tx.RecordWebhookAttempt(ctx, w.ID, true, false, baseTime, time.Hour, 1)
+	})
 	second, cancel := context.WithTimeout(ctx, 2*time.Second)
 	err := st.InTx(second, func(tx *store.Tx) error {
 		return tx.RecordWebhookAttempt(second, w.ID, true, false, baseTime, time.Hour, 1)
 	})
 	cancel()
-	close(release)
+	firstErr := commitFirst()
 	if err != nil {
 		t.Fatalf("a second success on the same webhook while the first's transaction was open: %v", err)
 	}
-	if err := <-firstDone; err != nil {
+	if err := firstErr; err != nil {
 		t.Fatalf("first transaction: %v", err)
 	}
 }
