@@ -229,13 +229,7 @@ func (w *acceptWrites) write(ctx context.Context, a *App, tx *store.Tx) error {
 	if err := tx.InsertEvents(ctx, w.events); err != nil {
 		return err
 	}
-	if len(w.now) == 1 {
-		// One job (a single POST /emails): a plain insert. The batch insert
-		// is a COPY on PostgreSQL, which costs more round trips for one row.
-		if err := a.queue.EnqueueTx(ctx, tx, w.now[0], JobOpts{}); err != nil {
-			return err
-		}
-	} else if err := a.queue.EnqueueManyTx(ctx, tx, w.now, JobOpts{}); err != nil {
+	if err := a.queue.EnqueueManyTx(ctx, tx, w.now, JobOpts{}); err != nil {
 		return err
 	}
 	for _, e := range w.scheduled {

@@ -196,8 +196,13 @@ func (q *Queue) EnqueueTx(ctx context.Context, tx *store.Tx, job app.Job, opts a
 // EnqueueManyTx inserts jobs in tx with one statement (app.Enqueuer): a
 // broadcast's fan-out step hands hundreds of emails to delivery at once.
 func (q *Queue) EnqueueManyTx(ctx context.Context, tx *store.Tx, jobs []app.Job, opts app.JobOpts) error {
-	if len(jobs) == 0 {
+	switch len(jobs) {
+	case 0:
 		return nil
+	case 1:
+		// A plain insert: the batch insert is a COPY on PostgreSQL, which
+		// costs more round trips for one row (a single POST /emails).
+		return q.EnqueueTx(ctx, tx, jobs[0], opts)
 	}
 	params := make([]river.InsertManyParams, len(jobs))
 	for i, job := range jobs {

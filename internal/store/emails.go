@@ -171,9 +171,7 @@ func (s *Store) BeginAttempt(ctx context.Context, e *carteiro.Email, at time.Tim
 	if len(ev.Metadata) > 0 {
 		meta = jsonString(ev.Metadata)
 	}
-	_, err := s.exec(ctx, `WITH marked AS (
-			UPDATE emails SET status = ?, attempts = ?, message_id = ?, first_attempt_at = COALESCE(first_attempt_at, ?)
-			WHERE id = ? RETURNING id)
+	_, err := s.exec(ctx, `WITH marked AS (`+beginAttemptUpdate+` RETURNING id)
 		INSERT INTO email_events (id, email_id, type, created_at, metadata)
 		SELECT CAST(? AS TEXT), id, CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS TEXT) FROM marked`,
 		string(e.Status), e.Attempts, nullString(e.MessageID), micros(at), e.ID,
@@ -184,8 +182,11 @@ func (s *Store) BeginAttempt(ctx context.Context, e *carteiro.Email, at time.Tim
 	return nil
 }
 
+// beginAttemptUpdate is the UPDATE of BeginAttempt, on both stores.
+const beginAttemptUpdate = `UPDATE emails SET status = ?, attempts = ?, message_id = ?, first_attempt_at = COALESCE(first_attempt_at, ?) WHERE id = ?`
+
 func (q *Queries) beginAttempt(ctx context.Context, e *carteiro.Email, at time.Time) error {
-	_, err := q.exec(ctx, `UPDATE emails SET status = ?, attempts = ?, message_id = ?, first_attempt_at = COALESCE(first_attempt_at, ?) WHERE id = ?`,
+	_, err := q.exec(ctx, beginAttemptUpdate,
 		string(e.Status), e.Attempts, nullString(e.MessageID), micros(at), e.ID)
 	if err != nil {
 		return fmt.Errorf("store: begin attempt of %s: %w", e.ID, classify(err))
