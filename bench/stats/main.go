@@ -93,7 +93,7 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	progress("wrote %d rows (%d IncrementStats calls) in %s", rep.history.Rows, rep.history.Calls, rep.history.Took.Round(time.Millisecond))
+	progress("wrote %d hourly keys (%d AddStats calls) in %s", rep.history.Rows, rep.history.Calls, rep.history.Took.Round(time.Millisecond))
 	if o.profile != "" {
 		stopProfile, err := startProfile(o.profile)
 		if err != nil {

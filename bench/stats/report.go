@@ -37,7 +37,7 @@ func (r *report) write(w io.Writer) {
 	row("go, code", "%s, commit %s", r.machine.Go, r.machine.Revision)
 	row("store", "%s", store)
 	row("command", "`go run ./bench/stats %s`", strings.Join(o.args, " "))
-	row("history", "%s to %s, %d hours a day, 1 organization (live), 1 domain, tag `%s:%s`: %d counter rows (all emails, tag name, name:value) from %d IncrementStats calls, written in %s (one transaction per day)",
+	row("history", "%s to %s, %d hours a day, 1 organization (live), 1 domain, tag `%s:%s`: %d hourly keys (all emails, tag name, name:value; each also counted in its day) from %d AddStats calls, written in %s (one transaction per day)",
 		h.Start.Format(time.DateOnly), h.End.AddDate(0, 0, -1).Format(time.DateOnly), o.hoursPerDay, seedTagName, seedTagValue,
 		h.Rows, h.Calls, h.Took.Round(time.Millisecond))
 	row("load", "%d concurrent clients over loopback HTTP (keep-alive), %s warm-up then %s per query; every answer checked once first (buckets, totals); CPU/request is this process's CPU time (service and clients; not PostgreSQL's) over requests; machine busy is the share of all cores busy (this process, PostgreSQL, neighbours)",

@@ -15,7 +15,7 @@ type history struct {
 	DomainID   string
 	Tag        string // the tag name the tag queries filter on
 	Rows       int    // counter rows written
-	Calls      int    // IncrementStats calls made
+	Calls      int    // AddStats calls made
 	Took       time.Duration
 	// Totals per metric for all emails (tag "") and for Tag.
 	TotalAll, TotalTag [7]int64
@@ -34,8 +34,9 @@ const (
 )
 
 // seed writes days of history ending at end (exclusive, a UTC midnight)
-// through st's IncrementStats, one transaction per day, for hoursPerDay
-// hours spread over each day. Counts vary by day, hour and metric so that
+// through st's AddStats, one transaction per day, for hoursPerDay hours
+// spread over each day; an hour's counts of every tag go in one call, as
+// one delivery's do (app.countEvents). Counts vary by day, hour and metric so that
 // a bucket summed wrongly shows in the totals.
 func seed(ctx context.Context, st *store.Store, orgID, mode, domainID string, days, hoursPerDay int, end time.Time) (history, error) {
 	h := history{Start: end.AddDate(0, 0, -days), End: end, OrgID: orgID, DomainID: domainID, Tag: seedTagName}
@@ -46,17 +47,16 @@ func seed(ctx context.Context, st *store.Store, orgID, mode, domainID string, da
 		err := st.InTx(ctx, func(tx *store.Tx) error {
 			for i := range hoursPerDay {
 				hour := day.Add(time.Duration(i*24/hoursPerDay) * time.Hour)
+				var adds []store.StatsAddition
 				for ti, tag := range tags {
-					key := store.StatsKey{OrgID: orgID, Mode: mode, DomainID: domainID, Tag: tag, Hour: hour}
+					add := store.StatsAddition{Key: store.StatsKey{OrgID: orgID, Mode: mode, DomainID: domainID, Tag: tag, Hour: hour},
+						Counts: map[store.StatsMetric]int{}}
 					for mi, m := range metrics {
 						n := 1 + (d*7+i*3+mi)%40
 						if ti > 0 {
 							n = 1 + n/2 // tagged emails are a part of all emails
 						}
-						if err := tx.IncrementStats(ctx, key, m, n); err != nil {
-							return err
-						}
-						h.Calls++
+						add.Counts[m] = n
 						switch tag {
 						case "":
 							h.TotalAll[mi] += int64(n)
@@ -64,8 +64,13 @@ func seed(ctx context.Context, st *store.Store, orgID, mode, domainID string, da
 							h.TotalTag[mi] += int64(n)
 						}
 					}
+					adds = append(adds, add)
 					h.Rows++
 				}
+				if err := tx.AddStats(ctx, adds...); err != nil {
+					return err
+				}
+				h.Calls++
 			}
 			return nil
 		})

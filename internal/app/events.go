@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"encoding/json"
-	"maps"
 	"slices"
 	"time"
 
@@ -119,10 +118,9 @@ func statsMetric(e *carteiro.Email, ev *carteiro.EmailEvent) (store.StatsMetric,
 	return "", false
 }
 
-// countEvents adds events to the hourly statistics counters, once for all
-// emails and once per tag (D54): one write per counter row and hour, the
-// hours in order and the all-emails row before the tags' (the same order
-// in every transaction, see store.StatsKey).
+// countEvents adds events to the statistics counters, once for all emails
+// and once per tag (D54), in one statement (the store orders its rows so
+// that concurrent transactions lock shared rows in the same order).
 func (a *App) countEvents(ctx context.Context, tx *store.Tx, e *carteiro.Email, evs []*carteiro.EmailEvent) error {
 	byHour := map[time.Time]map[store.StatsMetric]int{}
 	for _, ev := range evs {
@@ -136,20 +134,16 @@ func (a *App) countEvents(ctx context.Context, tx *store.Tx, e *carteiro.Email, 
 		}
 		byHour[hour][m]++
 	}
-	hours := slices.SortedFunc(maps.Keys(byHour), time.Time.Compare)
-	for _, hour := range hours {
+	var adds []store.StatsAddition
+	for hour, counts := range byHour {
 		key := store.StatsKey{OrgID: e.OrgID, Mode: string(e.Mode), DomainID: e.DomainID, Hour: hour, EmailID: e.ID}
-		if err := tx.AddStats(ctx, key, byHour[hour]); err != nil {
-			return err
-		}
+		adds = append(adds, store.StatsAddition{Key: key, Counts: counts})
 		for _, t := range e.Tags {
 			for _, tag := range []string{t.Name, t.Name + ":" + t.Value} {
 				key.Tag = tag
-				if err := tx.AddStats(ctx, key, byHour[hour]); err != nil {
-					return err
-				}
+				adds = append(adds, store.StatsAddition{Key: key, Counts: counts})
 			}
 		}
 	}
-	return nil
+	return tx.AddStats(ctx, adds...)
 }

@@ -34,13 +34,15 @@ func (s *Server) stats(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	// The date is formatted here, as time.Time's MarshalJSON would, but
+	// without encoding/json checking each of a year of days' output again.
 	type bucketJSON struct {
-		Date time.Time `json:"date"`
+		Date string `json:"date"`
 		statsCountsJSON
 	}
 	series := make([]bucketJSON, len(st.Series))
 	for i, b := range st.Series {
-		series[i] = bucketJSON{Date: b.Start, statsCountsJSON: toCounts(b)}
+		series[i] = bucketJSON{Date: b.Start.Format(time.RFC3339Nano), statsCountsJSON: toCounts(b)}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"startDate": st.Start, "endDate": st.End, "granularity": st.Granularity,
 		"totals": toCounts(st.Totals), "series": series})

@@ -14,11 +14,25 @@ import (
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
 
-// migration is one numbered file of migrations/.
+// migration is one numbered file of migrations/. Most are plain SQL both
+// databases accept; where they need different SQL a migration comes in two
+// spellings, NNNN_name.sqlite.sql and NNNN_name.postgres.sql, and each
+// database applies only its own.
 type migration struct {
 	version int64
 	name    string
 	sql     string
+	dialect Dialect // "" when the file is for both
+}
+
+// migrationDialect is the database a file name is written for, "" for both.
+func migrationDialect(name string) Dialect {
+	for _, d := range []Dialect{SQLite, Postgres} {
+		if strings.HasSuffix(name, "."+string(d)+".sql") {
+			return d
+		}
+	}
+	return ""
 }
 
 func loadMigrations() ([]migration, error) {
@@ -40,7 +54,7 @@ func loadMigrations() ([]migration, error) {
 		if err != nil {
 			return nil, fmt.Errorf("store: read migration %s: %w", e.Name(), err)
 		}
-		out = append(out, migration{version: v, name: e.Name(), sql: string(body)})
+		out = append(out, migration{version: v, name: e.Name(), sql: string(body), dialect: migrationDialect(e.Name())})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
 	return out, nil
@@ -55,6 +69,9 @@ func (s *Store) Migrate(ctx context.Context) (applied []string, err error) {
 		return nil, err
 	}
 	for _, m := range all {
+		if m.dialect != "" && m.dialect != s.dialect {
+			continue
+		}
 		done := false
 		err := s.InTx(ctx, func(tx *Tx) error {
 			if s.dialect == Postgres {

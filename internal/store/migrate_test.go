@@ -12,9 +12,11 @@ import (
 	"github.com/carteiro/carteiro/internal/testserver"
 )
 
-// migrationNames lists migrations/*.sql in version order, read from the
-// source tree rather than from the package, so a file the embed misses shows.
-func migrationNames(t *testing.T) []string {
+// migrationNames lists migrations/*.sql that database d applies, in version
+// order, read from the source tree rather than from the package, so a file
+// the embed misses shows. A file named NNNN_x.sqlite.sql or
+// NNNN_x.postgres.sql is for that database only.
+func migrationNames(t *testing.T, d store.Dialect) []string {
 	t.Helper()
 	entries, err := os.ReadDir("migrations")
 	if err != nil {
@@ -22,15 +24,27 @@ func migrationNames(t *testing.T) []string {
 	}
 	var names []string
 	for _, e := range entries {
-		if strings.HasSuffix(e.Name(), ".sql") {
-			names = append(names, e.Name())
+		name := e.Name()
+		if !strings.HasSuffix(name, ".sql") {
+			continue
 		}
+		if other := otherDialect(d); strings.HasSuffix(name, "."+string(other)+".sql") {
+			continue
+		}
+		names = append(names, name)
 	}
 	if len(names) == 0 {
 		t.Fatal("no migrations found")
 	}
 	slices.SortFunc(names, func(a, b string) int { return versionOf(t, a) - versionOf(t, b) })
 	return names
+}
+
+func otherDialect(d store.Dialect) store.Dialect {
+	if d == store.Postgres {
+		return store.SQLite
+	}
+	return store.Postgres
 }
 
 func versionOf(t *testing.T, name string) int {
@@ -79,10 +93,10 @@ func checkEachVersionOnce(t *testing.T, st *store.Store, names []string) {
 }
 
 func TestMigrateAppliesEachMigrationOnce(t *testing.T) {
-	names := migrationNames(t)
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		st := openURL(t, testserver.DatabaseURL(t, b))
 		ctx := testContext(t)
+		names := migrationNames(t, st.Dialect())
 
 		applied, err := st.Migrate(ctx)
 		if err != nil {
@@ -112,12 +126,12 @@ func TestMigrateAppliesEachMigrationOnce(t *testing.T) {
 // Several processes may start at once on one database (D1's roles): every
 // Migrate must succeed and each migration must run exactly once.
 func TestMigrateConcurrentHandles(t *testing.T) {
-	names := migrationNames(t)
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		// A few fresh databases, since a race shows only sometimes.
 		for round := range 3 {
 			url := testserver.DatabaseURL(t, b)
 			handles := []*store.Store{openURL(t, url), openURL(t, url)}
+			names := migrationNames(t, handles[0].Dialect())
 			ctx := testContext(t)
 
 			applied := make([][]string, len(handles))

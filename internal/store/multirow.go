@@ -13,6 +13,13 @@ const maxBoundValues = 30000
 // as few as the bound-parameter limit allows. columns is the column list;
 // every row has one value per column. Nothing happens for no rows.
 func (q *Queries) insertRows(ctx context.Context, table, columns string, rows [][]any) error {
+	return q.upsertRows(ctx, table, columns, "", rows)
+}
+
+// upsertRows is insertRows with an ON CONFLICT clause (onConflict, "" for
+// none) after each statement's rows. Each statement takes its rows in
+// order, so a caller that sorts its rows locks them in that order.
+func (q *Queries) upsertRows(ctx context.Context, table, columns, onConflict string, rows [][]any) error {
 	if len(rows) == 0 {
 		return nil
 	}
@@ -30,6 +37,9 @@ func (q *Queries) insertRows(ctx context.Context, table, columns string, rows []
 			}
 			b.WriteString(placeholders)
 			args = append(args, r...)
+		}
+		if onConflict != "" {
+			b.WriteString(" " + onConflict)
 		}
 		if _, err := q.exec(ctx, b.String(), args...); err != nil {
 			return classify(err)

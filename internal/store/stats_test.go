@@ -17,11 +17,11 @@ func increment(ctx context.Context, st *store.Store, k store.StatsKey, m store.S
 	return st.InTx(ctx, func(tx *store.Tx) error { return tx.IncrementStats(ctx, k, m, 1) })
 }
 
-// counterRows counts the rows holding one organization's counters of tag.
+// counterRows counts the rows holding one organization's hourly counters of tag.
 func counterRows(t *testing.T, st *store.Store, orgID, tag string) int {
 	t.Helper()
 	var n int
-	rawQuery(t, st, `SELECT COUNT(*) FROM stats_counters WHERE org_id = ? AND tag = ?`, []any{orgID, tag},
+	rawQuery(t, st, `SELECT COUNT(*) FROM stats_counters WHERE org_id = ? AND tag = ? AND bucket_hours = 1`, []any{orgID, tag},
 		func(scan func(...any) error) error { return scan(&n) })
 	return n
 }
@@ -138,6 +138,51 @@ func TestStatsSumsPerDay(t *testing.T) {
 		hours, err := st.StatsSums(ctx, "org_1", "live", "", "", day.Add(-24*time.Hour), day.Add(72*time.Hour), time.Hour)
 		if err != nil || len(hours) != 30 {
 			t.Fatalf("StatsSums per hour: %d rows, %v; want 30", len(hours), err)
+		}
+	})
+}
+
+// One AddStats call may name a key twice (an email whose events span a
+// single hour, counted for all emails and per tag): the counts add up, in
+// the hour and in the UTC day, where one statement could not update a row
+// twice.
+func TestAddStatsMergesRepeatedKeys(t *testing.T) {
+	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
+		st := openStore(t, b)
+		ctx := testContext(t)
+		all := store.StatsKey{OrgID: "org_1", Mode: "live", Hour: statsHour, EmailID: "email-1"}
+		tagged := all
+		tagged.Tag = "campaign"
+		later := all
+		later.Hour = statsHour.Add(90 * time.Minute)
+		err := st.InTx(ctx, func(tx *store.Tx) error {
+			return tx.AddStats(ctx,
+				store.StatsAddition{Key: tagged, Counts: map[store.StatsMetric]int{store.MetricOpened: 1}},
+				store.StatsAddition{Key: all, Counts: map[store.StatsMetric]int{store.MetricSent: 1, store.MetricDelivered: 1}},
+				store.StatsAddition{Key: all, Counts: map[store.StatsMetric]int{store.MetricOpened: 2}},
+				store.StatsAddition{Key: later, Counts: map[store.StatsMetric]int{store.MetricClicked: 1}})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		day := statsHour.Truncate(24 * time.Hour)
+		days, err := st.StatsSums(ctx, "org_1", "live", "", "", day, day.Add(24*time.Hour), 24*time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(days) != 1 || !days[0].Hour.Equal(day) || days[0].Sent != 1 || days[0].Delivered != 1 || days[0].Opened != 2 || days[0].Clicked != 1 {
+			t.Fatalf("day of all emails = %+v, want 1 sent, 1 delivered, 2 opened, 1 clicked", days)
+		}
+		hours, err := st.StatsHours(ctx, "org_1", "live", "", "", day, day.Add(24*time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hours) != 2 || hours[0].Opened != 2 || hours[0].Clicked != 0 || hours[1].Clicked != 1 || !hours[1].Hour.Equal(statsHour.Add(time.Hour)) {
+			t.Fatalf("hours of all emails = %+v, want 2 opened at %v and 1 clicked an hour later", hours, statsHour)
+		}
+		tags, err := st.StatsSums(ctx, "org_1", "live", "campaign", "", day, day.Add(24*time.Hour), 24*time.Hour)
+		if err != nil || len(tags) != 1 || tags[0].Opened != 1 || tags[0].Sent != 0 {
+			t.Fatalf("day of tag campaign = %+v, %v; want 1 opened", tags, err)
 		}
 	})
 }
