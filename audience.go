@@ -27,7 +27,7 @@ type Contact struct {
 	Email      string
 	FirstName  *string
 	LastName   *string
-	Metadata   map[string]any
+	Metadata   ContactMetadata
 	CreatedAt  time.Time
 }
 

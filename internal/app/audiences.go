@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -104,7 +103,7 @@ type ContactInput struct {
 	FirstNameSet bool
 	LastName     *string
 	LastNameSet  bool
-	Metadata     map[string]any
+	Metadata     []byte // the JSON value as sent; nil when null or absent
 	MetadataSet  bool
 }
 
@@ -121,25 +120,20 @@ func (a *App) newContact(aud *carteiro.Audience, in ContactInput, prefix string)
 	if err := carteiro.ValidateContactNames(prefix, in.FirstName, in.LastName); err != nil {
 		return nil, err
 	}
-	if err := checkMetadata(prefix, in.Metadata); err != nil {
+	meta, err := contactMetadata(prefix, in.Metadata)
+	if err != nil {
 		return nil, err
 	}
 	return &carteiro.Contact{ID: uuid.Must(uuid.NewV7()).String(), AudienceID: aud.ID, OrgID: aud.OrgID, Email: email,
-		FirstName: in.FirstName, LastName: in.LastName, Metadata: in.Metadata, CreatedAt: a.clock.Now()}, nil
+		FirstName: in.FirstName, LastName: in.LastName, Metadata: meta, CreatedAt: a.clock.Now()}, nil
 }
 
-func checkMetadata(prefix string, m map[string]any) error {
-	if m == nil {
-		return nil
+// contactMetadata checks the metadata as sent (nil for null or absent).
+func contactMetadata(prefix string, raw []byte) (carteiro.ContactMetadata, error) {
+	if raw == nil {
+		return nil, nil
 	}
-	b, err := json.Marshal(m)
-	if err != nil {
-		return carteiro.Invalid(prefix+"metadata", "invalid_value")
-	}
-	if len(b) > carteiro.MaxContactMetadata {
-		return carteiro.Invalid(prefix+"metadata", "too_large")
-	}
-	return nil
+	return carteiro.NewContactMetadata(prefix+"metadata", raw)
 }
 
 // CreateContact adds one contact; an address already in the audience is a
@@ -265,12 +259,11 @@ func (a *App) UpdateContact(ctx context.Context, p *Principal, audienceID, id st
 		c.LastName = in.LastName
 	}
 	if in.MetadataSet {
-		c.Metadata = in.Metadata
+		if c.Metadata, err = contactMetadata("", in.Metadata); err != nil {
+			return nil, err
+		}
 	}
 	if err := carteiro.ValidateContactNames("", c.FirstName, c.LastName); err != nil {
-		return nil, err
-	}
-	if err := checkMetadata("", c.Metadata); err != nil {
 		return nil, err
 	}
 	return c, storeErr(a.store.UpdateContact(ctx, c))

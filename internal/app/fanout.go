@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -84,6 +85,11 @@ func (a *App) fanOutStep(ctx context.Context, tx *store.Tx, b *carteiro.Broadcas
 	deliveries := make([]Job, 0, len(contacts))
 	emails := make([]*carteiro.Email, 0, len(contacts))
 	events := make([]*carteiro.EmailEvent, 0, len(contacts))
+	type failedEmail struct {
+		email *carteiro.Email
+		event *carteiro.EmailEvent
+	}
+	var failures []failedEmail
 	for i, c := range contacts {
 		if suppressed[keys[i]] {
 			b.RecipientsFailed++
@@ -92,12 +98,15 @@ func (a *App) fanOutStep(ctx context.Context, tx *store.Tx, b *carteiro.Broadcas
 		}
 		e, err := a.broadcastEmail(ctx, b, src, c, domainID, now)
 		if err != nil {
-			var ce *carteiro.Error
-			if !errors.As(err, &ce) {
-				return err
+			reason, ok := personalisationFailure(err)
+			if !ok {
+				return err // the step is retried: the contact is not lost
 			}
-			// A contact whose personalisation cannot render is refused and
-			// counted, the others go on.
+			// A contact whose personalisation cannot render gets its email
+			// failed with the error (D37), the others go on.
+			failed := a.unrenderedBroadcastEmail(b, c, domainID, reason, now)
+			emails = append(emails, failed)
+			failures = append(failures, failedEmail{failed, a.event(failed.ID, carteiro.EventFailed, now, map[string]any{"recipient": c.Email, "error": reason})})
 			b.RecipientsFailed++
 			b.CursorCreatedAt, b.CursorID = c.CreatedAt.UnixMicro(), c.ID
 			continue
@@ -124,6 +133,13 @@ func (a *App) fanOutStep(ctx context.Context, tx *store.Tx, b *carteiro.Broadcas
 	}
 	if err := tx.InsertEvents(ctx, events); err != nil {
 		return err
+	}
+	// Failures are recorded as delivery failures are: counted in the
+	// statistics and sent to the webhooks.
+	for _, f := range failures {
+		if err := a.recordEvents(ctx, tx, f.email, []*carteiro.EmailEvent{f.event}); err != nil {
+			return err
+		}
 	}
 	if err := a.queue.EnqueueManyTx(ctx, tx, deliveries, JobOpts{}); err != nil {
 		return err
@@ -186,9 +202,9 @@ func (a *App) broadcastEmail(ctx context.Context, b *carteiro.Broadcast, src car
 	for k, v := range b.Variables {
 		vars[k] = v
 	}
-	meta := c.Metadata
-	if meta == nil {
-		meta = map[string]any{}
+	meta, err := c.Metadata.Map()
+	if err != nil {
+		return nil, fmt.Errorf("contact %s metadata: %w", c.ID, err)
 	}
 	vars["contact"] = map[string]any{"email": c.Email, "firstName": derefOr(c.FirstName), "lastName": derefOr(c.LastName), "metadata": meta}
 	vars["unsubscribeUrl"] = unsubscribe
@@ -213,6 +229,43 @@ func (a *App) broadcastEmail(ctx context.Context, b *carteiro.Broadcast, src car
 		e.HTML = "" // a text-only broadcast
 	}
 	return e, nil
+}
+
+// personalisationFailure tells whether err is one contact's email failing
+// to render (a template error, or a subject that renders invalid for this
+// contact), and the error to record on that email. Any other error, a
+// cancelled context or the database, is not the contact's fault.
+func personalisationFailure(err error) (string, bool) {
+	var ce *carteiro.Error
+	if !errors.As(err, &ce) {
+		return "", false
+	}
+	switch ce.Code {
+	case carteiro.CodeTemplateRenderError, carteiro.CodeTemplateSyntaxError:
+		reason := ce.Code
+		if r, ok := ce.Details["reason"].(string); ok && r != "" {
+			reason += ": " + r
+		}
+		return reason, true
+	case carteiro.CodeValidation:
+		if ce.Field == "subject" {
+			return "the subject rendered for this contact is invalid (empty, too long or with a line break)", true
+		}
+	}
+	return "", false
+}
+
+// unrenderedBroadcastEmail is the failed email of a contact whose email
+// could not render: it keeps the broadcast's subject as written and no
+// content, so GET /emails shows the contact and the reason.
+func (a *App) unrenderedBroadcastEmail(b *carteiro.Broadcast, c *carteiro.Contact, domainID, reason string, now time.Time) *carteiro.Email {
+	e := &carteiro.Email{ID: uuid.Must(uuid.NewV7()).String(), OrgID: b.OrgID, Mode: b.Mode, Sandbox: b.Mode == carteiro.ModeTest,
+		DomainID: domainID, From: b.From, To: []carteiro.Address{{Email: c.Email}}, Subject: b.Subject,
+		BroadcastID: b.ID, Status: carteiro.EmailFailed, LastError: reason, FailedAt: &now, CreatedAt: now}
+	if b.ReplyTo != nil {
+		e.ReplyTo = []carteiro.Address{*b.ReplyTo}
+	}
+	return e
 }
 
 func derefOr(s *string) any {

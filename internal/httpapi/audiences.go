@@ -27,20 +27,16 @@ func toAudienceJSON(a *carteiro.Audience) audienceJSON {
 }
 
 type contactJSON struct {
-	ID        string         `json:"id"`
-	Email     string         `json:"email"`
-	FirstName *string        `json:"firstName"`
-	LastName  *string        `json:"lastName"`
-	Metadata  map[string]any `json:"metadata"`
-	CreatedAt time.Time      `json:"createdAt"`
+	ID        string          `json:"id"`
+	Email     string          `json:"email"`
+	FirstName *string         `json:"firstName"`
+	LastName  *string         `json:"lastName"`
+	Metadata  json.RawMessage `json:"metadata"`
+	CreatedAt time.Time       `json:"createdAt"`
 }
 
 func toContactJSON(c *carteiro.Contact) contactJSON {
-	meta := c.Metadata
-	if meta == nil {
-		meta = map[string]any{}
-	}
-	return contactJSON{ID: c.ID, Email: c.Email, FirstName: c.FirstName, LastName: c.LastName, Metadata: meta, CreatedAt: c.CreatedAt}
+	return contactJSON{ID: c.ID, Email: c.Email, FirstName: c.FirstName, LastName: c.LastName, Metadata: c.Metadata.JSON(), CreatedAt: c.CreatedAt}
 }
 
 // pageParams reads limit and offset with their defaults and maximum (4.4, 8).
@@ -97,9 +93,7 @@ func (b contactBody) input(prefix string) (app.ContactInput, error) {
 	if len(b.Metadata) > 0 {
 		in.MetadataSet = true
 		if !isNull(b.Metadata) {
-			if err := json.Unmarshal(b.Metadata, &in.Metadata); err != nil || in.Metadata == nil {
-				return in, carteiro.Invalid(prefix+"metadata", "invalid_type")
-			}
+			in.Metadata = b.Metadata // checked, as an object within the size limit, by the app
 		}
 	}
 	return in, nil

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -20,19 +19,15 @@ func scanContact(r row) (*carteiro.Contact, error) {
 	if err := r.Scan(&c.ID, &c.AudienceID, &c.OrgID, &c.Email, &key, &c.FirstName, &c.LastName, &meta, &created); err != nil {
 		return nil, err
 	}
-	if err := json.Unmarshal([]byte(meta), &c.Metadata); err != nil {
-		return nil, fmt.Errorf("contact %s metadata: %w", c.ID, err)
+	if meta != "{}" {
+		c.Metadata = carteiro.ContactMetadata(meta)
 	}
 	c.CreatedAt = fromMicros(created)
 	return &c, nil
 }
 
 func contactArgs(c *carteiro.Contact) []any {
-	meta := c.Metadata
-	if meta == nil {
-		meta = map[string]any{}
-	}
-	return []any{c.ID, c.AudienceID, c.OrgID, c.Email, strings.ToLower(c.Email), c.FirstName, c.LastName, *jsonString(meta), micros(c.CreatedAt)}
+	return []any{c.ID, c.AudienceID, c.OrgID, c.Email, strings.ToLower(c.Email), c.FirstName, c.LastName, string(c.Metadata.JSON()), micros(c.CreatedAt)}
 }
 
 // InsertContact adds one contact and counts it; an address already in the
@@ -172,12 +167,8 @@ func scanContacts(rs rows, err error) ([]*carteiro.Contact, error) {
 
 // UpdateContact stores names and metadata.
 func (q *Queries) UpdateContact(ctx context.Context, c *carteiro.Contact) error {
-	meta := c.Metadata
-	if meta == nil {
-		meta = map[string]any{}
-	}
 	n, err := q.exec(ctx, `UPDATE contacts SET first_name = ?, last_name = ?, metadata = ? WHERE id = ? AND audience_id = ?`,
-		c.FirstName, c.LastName, *jsonString(meta), c.ID, c.AudienceID)
+		c.FirstName, c.LastName, string(c.Metadata.JSON()), c.ID, c.AudienceID)
 	if err != nil {
 		return fmt.Errorf("store: update contact %s: %w", c.ID, classify(err))
 	}

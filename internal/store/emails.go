@@ -81,7 +81,7 @@ func (q *Queries) InsertEmails(ctx context.Context, es []*carteiro.Email) error 
 		for i, a := range e.Recipients() {
 			search.WriteString(strings.ToLower(a.Email))
 			search.WriteByte(' ')
-			recipients = append(recipients, []any{e.ID, i, a.Email, string(carteiro.RecipientPending), micros(e.CreatedAt)})
+			recipients = append(recipients, []any{e.ID, i, a.Email, string(recipientStatusAtInsert(e)), nullString(e.LastError), micros(e.CreatedAt)})
 		}
 		for _, t := range e.Tags {
 			tags = append(tags, []any{e.ID, e.OrgID, string(e.Mode), t.Name, t.Value})
@@ -102,13 +102,23 @@ func (q *Queries) InsertEmails(ctx context.Context, es []*carteiro.Email) error 
 	if err := q.insertRows(ctx, "emails", emailInsertColumns, emails); err != nil {
 		return fmt.Errorf("store: insert email: %w", err)
 	}
-	if err := q.insertRows(ctx, "email_recipients", "email_id, position, address, status, updated_at", recipients); err != nil {
+	if err := q.insertRows(ctx, "email_recipients", "email_id, position, address, status, last_message, updated_at", recipients); err != nil {
 		return fmt.Errorf("store: insert recipient: %w", err)
 	}
 	if err := q.insertRows(ctx, "email_tags", "email_id, org_id, mode, name, value", tags); err != nil {
 		return fmt.Errorf("store: insert tag: %w", err)
 	}
 	return nil
+}
+
+// recipientStatusAtInsert is a new email's recipients' status: pending,
+// or failed for an email that failed before any attempt (a broadcast
+// contact whose email could not render, D37).
+func recipientStatusAtInsert(e *carteiro.Email) carteiro.RecipientStatus {
+	if e.Status == carteiro.EmailFailed {
+		return carteiro.RecipientFailed
+	}
+	return carteiro.RecipientPending
 }
 
 // Email returns an email of the organization in the given mode; another
