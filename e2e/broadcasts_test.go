@@ -36,7 +36,7 @@ func newAudience(t *testing.T, ts *testserver.TestServer, contacts []map[string]
 func waitBroadcast(t *testing.T, ts *testserver.TestServer, key, id, status string) map[string]any {
 	t.Helper()
 	var b map[string]any
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(60 * time.Second) // as waitFor
 	for time.Now().Before(deadline) {
 		b = broadcastReq(t, ts, key, "GET", "/"+id, nil).JSON(t)
 		if b["status"] == status {

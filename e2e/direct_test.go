@@ -3,6 +3,8 @@ package e2e
 import (
 	"net/http"
 	"strconv"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -70,16 +72,28 @@ func TestWarmupQuota(t *testing.T) {
 		w := warmup()
 		testserver.Must(t, w["currentDay"] == float64(1) && w["dailyQuota"] == float64(50) && w["sentToday"] == float64(0), "day 1: %v", w)
 
-		// Day 1 allows 50 (D34): 45 in a batch, 5 singles, then 429.
+		// Day 1 allows 50 (D34): 45 in a batch, 2 singles, a batch of 5 of
+		// which 3 fit, then 429.
 		item := map[string]any{"from": "orders@shop.example", "to": "a@customer.example", "subject": "w", "text": "t"}
-		batch := make([]any, 45)
-		for i := range batch {
-			batch[i] = item
+		batchOf := func(n int) []any {
+			batch := make([]any, n)
+			for i := range batch {
+				batch[i] = item
+			}
+			return batch
 		}
-		testserver.Expect(t, ts.Do(t, testserver.Request{Method: "POST", Path: "/v1/product/emails/batch", Key: ts.LiveKey, Body: batch}), 202, "")
-		for i := 0; i < 5; i++ {
+		sendBatch := func(n int) (accepted, refused int) {
+			r := ts.Do(t, testserver.Request{Method: "POST", Path: "/v1/product/emails/batch", Key: ts.LiveKey, Body: batchOf(n)})
+			testserver.Expect(t, r, 202, "")
+			return strings.Count(string(r.Body), `"ok":true`), strings.Count(string(r.Body), "WARMUP_QUOTA_EXCEEDED")
+		}
+		accepted, refused := sendBatch(45)
+		testserver.Must(t, accepted == 45 && refused == 0, "first batch: %d accepted, %d refused", accepted, refused)
+		for i := 0; i < 2; i++ {
 			send(t, ts, ts.LiveKey, item)
 		}
+		accepted, refused = sendBatch(5)
+		testserver.Must(t, accepted == 3 && refused == 2, "batch at the quota: %d accepted, %d refused; want 3 and 2", accepted, refused)
 		r = ts.Do(t, testserver.Request{Method: "POST", Path: "/v1/product/emails", Key: ts.LiveKey, Body: item})
 		testserver.Expect(t, r, http.StatusTooManyRequests, "WARMUP_QUOTA_EXCEEDED")
 		details := r.JSON(t)["error"].(map[string]any)["details"].(map[string]any)
@@ -97,6 +111,24 @@ func TestWarmupQuota(t *testing.T) {
 		w = warmup()
 		testserver.Must(t, w["currentDay"] == float64(2) && w["dailyQuota"] == float64(100) && w["sentToday"] == float64(1), "day 2: %v", w)
 		testserver.Must(t, w["lastSendDate"] == ts.Clock.Now().Format(time.DateOnly), "lastSendDate %v", w["lastSendDate"])
+
+		// Concurrent batches share the day's room: 4 batches of 30 at once
+		// get exactly the 99 left, however their transactions interleave.
+		answers := make([]*testserver.Response, 4)
+		var wg sync.WaitGroup
+		for i := range answers {
+			wg.Go(func() {
+				answers[i] = ts.Do(t, testserver.Request{Method: "POST", Path: "/v1/product/emails/batch", Key: ts.LiveKey, Body: batchOf(30)})
+			})
+		}
+		wg.Wait()
+		total := 0
+		for _, r := range answers {
+			testserver.Expect(t, r, 202, "")
+			total += strings.Count(string(r.Body), `"ok":true`)
+		}
+		w = warmup()
+		testserver.Must(t, total == 99 && w["sentToday"] == float64(100), "concurrent batches: %d accepted, warmup %v; want 99 and 100 sent", total, w)
 
 		// After day 15 the domain is warmed: unlimited, dailyQuota 0.
 		ts.Clock.Advance(20 * 24 * time.Hour)

@@ -96,7 +96,9 @@ func eventTypes(evs []timelineEvent) []string {
 // waitStatus polls until the email reaches one of the statuses.
 func waitStatus(t *testing.T, ts *testserver.TestServer, key, id string, statuses ...string) emailJSON {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	// As long as waitFor: a retry after a moved clock waits for River's
+	// leader and scheduler.
+	deadline := time.Now().Add(60 * time.Second)
 	var e emailJSON
 	for time.Now().Before(deadline) {
 		e = getEmail(t, ts, key, id)
@@ -111,17 +113,21 @@ func waitStatus(t *testing.T, ts *testserver.TestServer, key, id string, statuse
 	return e
 }
 
-// waitFor polls cond for up to 30 seconds.
+// waitFor polls cond for up to 60 seconds.
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
-	// 30 s: on the 2-core CI machine, with both stores' tests in parallel,
-	// a River job due after a moved clock has taken over 15 s to run.
-	deadline := time.Now().Add(30 * time.Second)
+	// 60 s: a River job due after a moved clock runs only once River has a
+	// leader again (moving the clock ends the leader's term; re-election
+	// runs every 5 to 6 s) and its scheduler's next pass (every 5 s) has
+	// made it available. On the 2-core CI machines, with both stores' tests
+	// and the other packages' -race tests running, that has taken over 15 s
+	// on one machine and over 30 s on a slower one.
+	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
 		if cond() {
 			return
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	t.Fatal("condition not met in 30 s")
+	t.Fatal("condition not met in 60 s")
 }

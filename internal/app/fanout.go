@@ -80,6 +80,7 @@ func (a *App) fanOutStep(ctx context.Context, tx *store.Tx, b *carteiro.Broadcas
 		}
 	}
 	var resumeAt *time.Time
+	var warmup warmupLedger
 	// The step's emails, their first events and their delivery jobs are
 	// written with one multi-row statement per table at the end.
 	deliveries := make([]Job, 0, len(contacts))
@@ -111,7 +112,7 @@ func (a *App) fanOutStep(ctx context.Context, tx *store.Tx, b *carteiro.Broadcas
 			b.CursorCreatedAt, b.CursorID = c.CreatedAt.UnixMicro(), c.ID
 			continue
 		}
-		if err := a.takeWarmup(ctx, tx, e); err != nil {
+		if err := warmup.take(ctx, a, tx, e); err != nil {
 			var ce *carteiro.Error
 			if errors.As(err, &ce) && ce.Code == carteiro.CodeWarmupQuotaExceeded {
 				// The domain's quota for today is used up: pause here and
@@ -127,6 +128,9 @@ func (a *App) fanOutStep(ctx context.Context, tx *store.Tx, b *carteiro.Broadcas
 		deliveries = append(deliveries, DeliverJob{EmailID: e.ID})
 		b.RecipientsQueued++
 		b.CursorCreatedAt, b.CursorID = c.CreatedAt.UnixMicro(), c.ID
+	}
+	if err := warmup.flush(ctx, tx); err != nil {
+		return err
 	}
 	if err := tx.InsertEmails(ctx, emails); err != nil {
 		return err

@@ -219,10 +219,14 @@ type acceptWrites struct {
 	events    []*carteiro.EmailEvent
 	now       []Job // delivery jobs to run at once
 	scheduled []*carteiro.Email
+	warmup    warmupLedger
 }
 
 // write stores the gathered emails, their first events and their jobs.
 func (w *acceptWrites) write(ctx context.Context, a *App, tx *store.Tx) error {
+	if err := w.warmup.flush(ctx, tx); err != nil {
+		return err
+	}
 	if err := tx.InsertEmails(ctx, w.emails); err != nil {
 		return err
 	}
@@ -267,7 +271,7 @@ func (a *App) admit(ctx context.Context, tx *store.Tx, p *Principal, e *carteiro
 			return nil, err
 		}
 	}
-	if err := a.takeWarmup(ctx, tx, e); err != nil {
+	if err := w.warmup.take(ctx, a, tx, e); err != nil {
 		return nil, err
 	}
 	first := carteiro.EventQueued

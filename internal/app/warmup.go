@@ -46,30 +46,86 @@ func warmupQuota(day int) int {
 	return warmupQuotas[day-1]
 }
 
-// takeWarmup counts e against its domain's daily quota, in the accepting
-// transaction; over the quota is a 429 (D11, D34). Test-mode and sandbox
-// emails never count (D7), nor do verified senders without a domain.
-func (a *App) takeWarmup(ctx context.Context, tx *store.Tx, e *carteiro.Email) error {
+// warmupLedger counts the emails of one transaction against their
+// domains' daily quotas (D34) with three statements per domain instead of
+// three per email: the first email of a domain reads the domain and locks
+// its day's count, later ones are counted in memory, and flush writes each
+// domain's count once. A ledger belongs to one transaction (a request's
+// accepts, a broadcast step) and must be flushed in it.
+type warmupLedger struct {
+	accounts map[string]*warmupAccount // by domain id
+}
+
+// warmupAccount is one domain's room for the day.
+type warmupAccount struct {
+	day          string // YYYY-MM-DD, UTC
+	quota        int    // 0: the domain is warmed (unlimited) or not in warmup
+	sent, taken  int    // counted before this transaction; counted by it
+	limitDetails map[string]any
+}
+
+// take counts e against its domain's quota; over the quota is a 429
+// (D11, D34). Test-mode and sandbox emails, emails without a domain and
+// warmed domains are not counted.
+func (l *warmupLedger) take(ctx context.Context, a *App, tx *store.Tx, e *carteiro.Email) error {
 	if !a.cfg.Warmup || e.Sandbox || e.Mode == carteiro.ModeTest || e.DomainID == "" {
 		return nil
 	}
-	d, err := tx.DomainByID(ctx, e.DomainID)
-	if err != nil || d.WarmupStartedAt == nil {
-		return err
+	acc := l.accounts[e.DomainID]
+	if acc == nil {
+		var err error
+		if acc, err = a.openWarmupAccount(ctx, tx, e.DomainID); err != nil {
+			return err
+		}
+		if l.accounts == nil {
+			l.accounts = map[string]*warmupAccount{}
+		}
+		l.accounts[e.DomainID] = acc
 	}
-	now := a.clock.Now()
-	quota := warmupQuota(warmupDay(*d.WarmupStartedAt, now))
-	if quota == 0 {
+	if acc.quota == 0 {
 		return nil
 	}
-	ok, err := tx.TakeWarmup(ctx, d.ID, utcDay(now).Format(time.DateOnly), 1, quota)
-	if err != nil {
-		return err
+	if acc.sent+acc.taken+1 > acc.quota {
+		return &carteiro.Error{Code: carteiro.CodeWarmupQuotaExceeded, Details: acc.limitDetails}
 	}
-	if !ok {
-		return &carteiro.Error{Code: carteiro.CodeWarmupQuotaExceeded, Details: map[string]any{
-			"domainId": d.ID, "dailyQuota": quota, "resetAt": utcDay(now).Add(24 * time.Hour).Format(time.RFC3339),
-		}}
+	acc.taken++
+	return nil
+}
+
+// openWarmupAccount reads a domain's quota for today and, when it has one,
+// locks and reads the day's count.
+func (a *App) openWarmupAccount(ctx context.Context, tx *store.Tx, domainID string) (*warmupAccount, error) {
+	d, err := tx.DomainByID(ctx, domainID)
+	if err != nil {
+		return nil, err
+	}
+	acc := &warmupAccount{}
+	if d.WarmupStartedAt == nil {
+		return acc, nil
+	}
+	now := a.clock.Now()
+	acc.quota = warmupQuota(warmupDay(*d.WarmupStartedAt, now))
+	if acc.quota == 0 {
+		return acc, nil
+	}
+	acc.day = utcDay(now).Format(time.DateOnly)
+	acc.limitDetails = map[string]any{"domainId": d.ID, "dailyQuota": acc.quota, "resetAt": utcDay(now).Add(24 * time.Hour).Format(time.RFC3339)}
+	if acc.sent, err = tx.LockWarmupDay(ctx, d.ID, acc.day); err != nil {
+		return nil, err
+	}
+	return acc, nil
+}
+
+// flush writes what the transaction counted.
+func (l *warmupLedger) flush(ctx context.Context, tx *store.Tx) error {
+	for id, acc := range l.accounts {
+		if acc.taken == 0 {
+			continue
+		}
+		if err := tx.AddWarmup(ctx, id, acc.day, acc.taken); err != nil {
+			return err
+		}
+		acc.sent, acc.taken = acc.sent+acc.taken, 0
 	}
 	return nil
 }

@@ -28,20 +28,26 @@ func (q *Queries) LastWarmupDay(ctx context.Context, domainID string) (string, e
 	return deref(day), nil
 }
 
-// TakeWarmup counts n more emails for the domain on day if that keeps the
-// day's total within quota, and reports whether it did. It runs in the
-// transaction that accepts the emails, so the count and the emails commit
-// together.
-func (q *Queries) TakeWarmup(ctx context.Context, domainID, day string, n, quota int) (bool, error) {
-	if n > quota {
-		return false, nil
-	}
-	if _, err := q.exec(ctx, `INSERT INTO warmup_counts (domain_id, day, sent) VALUES (?, ?, 0) ON CONFLICT (domain_id, day) DO NOTHING`, domainID, day); err != nil {
-		return false, fmt.Errorf("store: warmup count: %w", classify(err))
-	}
-	updated, err := q.exec(ctx, `UPDATE warmup_counts SET sent = sent + ? WHERE domain_id = ? AND day = ? AND sent + ? <= ?`, n, domainID, day, n, quota)
+// LockWarmupDay returns how many emails a domain has been counted for on
+// day and holds that count's row until the transaction ends, so the caller
+// can count more against the quota (AddWarmup) without another
+// transaction taking the same room meanwhile. One statement: the no-op
+// update both creates the day's row and locks it.
+func (q *Queries) LockWarmupDay(ctx context.Context, domainID, day string) (int, error) {
+	var sent int
+	err := q.queryRow(ctx, `INSERT INTO warmup_counts (domain_id, day, sent) VALUES (?, ?, 0)
+		ON CONFLICT (domain_id, day) DO UPDATE SET sent = warmup_counts.sent RETURNING sent`, domainID, day).Scan(&sent)
 	if err != nil {
-		return false, fmt.Errorf("store: warmup count: %w", classify(err))
+		return 0, fmt.Errorf("store: warmup count: %w", classify(err))
 	}
-	return updated == 1, nil
+	return sent, nil
+}
+
+// AddWarmup counts n more emails for the domain on day; the caller holds
+// the row (LockWarmupDay) and has checked the quota.
+func (q *Queries) AddWarmup(ctx context.Context, domainID, day string, n int) error {
+	if _, err := q.exec(ctx, `UPDATE warmup_counts SET sent = sent + ? WHERE domain_id = ? AND day = ?`, n, domainID, day); err != nil {
+		return fmt.Errorf("store: warmup count: %w", classify(err))
+	}
+	return nil
 }
