@@ -121,7 +121,9 @@ func waitFor(t *testing.T, cond func() bool) {
 	// runs every 5 to 6 s) and its scheduler's next pass (every 5 s) has
 	// made it available. On the 2-core CI machines, with both stores' tests
 	// and the other packages' -race tests running, that has taken over 15 s
-	// on one machine and over 30 s on a slower one.
+	// on one machine and over 30 s on a slower one. When a move strands
+	// River without a leader, the harness's watchdog (testserver,
+	// leaderwatch.go) restores one within about 20 s.
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
 		if cond() {

@@ -21,7 +21,7 @@ func TestFailingWebhookIsDisabled(t *testing.T) {
 		attempts := func() int { return len(rcv.Requests()) }
 		waitAttempts := func(n int) {
 			t.Helper()
-			waitFor(t, riverUnstalled(t, ts, func() bool { return attempts() >= n }))
+			waitFor(t, func() bool { return attempts() >= n })
 		}
 		mail := map[string]any{"from": "a@x.example", "to": "ok@y.example", "subject": "s", "text": "t"}
 
@@ -52,30 +52,4 @@ func TestFailingWebhookIsDisabled(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 		testserver.Must(t, countStatus(t, ts, hook, "") == before, "a disabled webhook got new deliveries")
 	})
-}
-
-// riverUnstalled wraps a wait after a moved clock. River's leader election
-// reads the (frozen) test clock twice per attempt: when the clock moves by
-// more than the leader's 14 s trust window between the two reads, the
-// leader steps down while its row, stamped with the later time, stays
-// unexpired, and with a frozen clock it never expires: no leader, so no
-// scheduler, and a retry due after the move never runs (seen in CI on this
-// test, once at its first step and once at its seventh). When cond has not
-// held for 20 s, the clock moves on by 16 s, past the row's 15 s lifetime,
-// and River elects a leader again. 16 s is far less than any retry delay
-// this test waits for after its first (5 minutes and more), and past the
-// first one, so it never brings an attempt forward.
-func riverUnstalled(t *testing.T, ts *testserver.TestServer, cond func() bool) func() bool {
-	last := time.Now()
-	return func() bool {
-		if cond() {
-			return true
-		}
-		if time.Since(last) > 20*time.Second {
-			t.Logf("no progress for 20 s after a moved clock: moving it 16 s more so that River can elect a leader")
-			ts.Clock.Advance(16 * time.Second)
-			last = time.Now()
-		}
-		return false
-	}
 }

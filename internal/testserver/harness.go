@@ -181,6 +181,7 @@ func StartServer(t testing.TB, b Backend, env map[string]string) *TestServer {
 		t.Fatalf("listen: %v", err)
 	}
 	ts := &TestServer{Server: srv, Backend: b, URL: "http://" + srv.Addr(), Clock: clock, DNS: dns, Config: cfg, t: t, checker: checker}
+	watchRiverLeader(t, cfg.DatabaseURL, clock)
 	if srv.BootstrapOrg != nil { // nil when env points at a database already used
 		ts.OrgID = srv.BootstrapOrg.ID
 	}
