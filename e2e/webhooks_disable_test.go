@@ -19,9 +19,13 @@ func TestFailingWebhookIsDisabled(t *testing.T) {
 		ts := webhookServer(t, b, rcv)
 		hook := createHook(t, ts, rcv.URL(), []string{"email.sent", "email.delivered"}, "")["id"].(string)
 		attempts := func() int { return len(rcv.Requests()) }
+		// The receiver counts a request before the service records its
+		// failure and schedules the retry; a clock moved in between would
+		// put the retry after the move, out of the frozen clock's reach
+		// (seen in CI). So wait for the records too.
 		waitAttempts := func(n int) {
 			t.Helper()
-			waitFor(t, func() bool { return attempts() >= n })
+			waitFor(t, func() bool { return attempts() >= n && recordedAttempts(t, ts, hook) >= n })
 		}
 		mail := map[string]any{"from": "a@x.example", "to": "ok@y.example", "subject": "s", "text": "t"}
 
@@ -52,4 +56,19 @@ func TestFailingWebhookIsDisabled(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 		testserver.Must(t, countStatus(t, ts, hook, "") == before, "a disabled webhook got new deliveries")
 	})
+}
+
+// recordedAttempts is the sum of the attempts recorded on the webhook's
+// deliveries.
+func recordedAttempts(t *testing.T, ts *testserver.TestServer, hook string) int {
+	t.Helper()
+	r := ts.Do(t, testserver.Request{Method: "GET", Path: "/v1/product/webhooks/" + hook + "/deliveries?limit=200", Key: ts.LiveKey})
+	testserver.Expect(t, r, http.StatusOK, "")
+	var page struct{ Deliveries []struct{ Attempts int } }
+	r.Decode(t, &page)
+	sum := 0
+	for _, d := range page.Deliveries {
+		sum += d.Attempts
+	}
+	return sum
 }

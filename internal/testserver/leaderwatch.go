@@ -3,6 +3,7 @@ package testserver
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -40,6 +41,9 @@ type leaderWatch struct {
 	start time.Time
 	stop  chan struct{}
 	done  sync.WaitGroup
+	// last is River's state at the last look after the clock moved, shown
+	// when the test fails (read only after done).
+	last string
 }
 
 // watchRiverLeader starts the watchdog for the database at url; it stops
@@ -51,6 +55,9 @@ func watchRiverLeader(t testing.TB, url string, clock *testutil.Clock) {
 	t.Cleanup(func() {
 		close(w.stop)
 		w.done.Wait()
+		if t.Failed() && w.last != "" {
+			t.Logf("testserver: River's state at the watchdog's last look (test clock %s):\n%s", w.clock.Now().Format(time.RFC3339Nano), w.last)
+		}
 	})
 }
 
@@ -74,6 +81,7 @@ func (w *leaderWatch) run() {
 		if now.Equal(w.start) { // an unmoved clock cannot strand the leader
 			continue
 		}
+		w.last = db.describe()
 		due, err := db.dueJobs(now)
 		if err != nil || !due {
 			stalledSince = time.Time{}
@@ -152,4 +160,63 @@ func (d *watchDB) dropLeader() error {
 		_, err = d.pg.Exec(ctx, `DELETE FROM river_leader`)
 	}
 	return err
+}
+
+// describe lists River's leader row and its unfinished jobs, for the log
+// of a failed test.
+func (d *watchDB) describe() string {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var b strings.Builder
+	for _, q := range []string{
+		`SELECT leader_id, elected_at, expires_at FROM river_leader`,
+		`SELECT id, kind, queue, state, attempt, scheduled_at FROM river_job WHERE state NOT IN ('completed', 'cancelled', 'discarded') ORDER BY id LIMIT 20`,
+	} {
+		rows, err := d.rows(ctx, q)
+		if err != nil {
+			fmt.Fprintf(&b, "%s: %v\n", q, err)
+			continue
+		}
+		for _, r := range rows {
+			fmt.Fprintln(&b, r...)
+		}
+	}
+	return b.String()
+}
+
+func (d *watchDB) rows(ctx context.Context, q string) ([][]any, error) {
+	var out [][]any
+	if d.pg != nil {
+		rows, err := d.pg.Query(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			vals, err := rows.Values()
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, vals)
+		}
+		return out, rows.Err()
+	}
+	rows, err := d.sqlite.QueryContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, err
+		}
+		out = append(out, vals)
+	}
+	return out, rows.Err()
 }
