@@ -222,22 +222,48 @@ type acceptWrites struct {
 	warmup    warmupLedger
 }
 
-// write stores the gathered emails, their first events and their jobs.
+// write records the warmup counts at once and hands the emails, their first
+// events and their jobs to the transaction's acceptedRows, written just
+// before the commit: concurrent accepts that share one SQLite commit then
+// share its multi-row statements too. It is the caller's last step.
 func (w *acceptWrites) write(ctx context.Context, a *App, tx *store.Tx) error {
 	if err := w.warmup.flush(ctx, tx); err != nil {
 		return err
 	}
-	if err := tx.InsertEmails(ctx, w.emails); err != nil {
+	rows := tx.Joined(acceptedRowsKey{}, func() store.Flusher { return &acceptedRows{app: a} }).(*acceptedRows)
+	rows.emails = append(rows.emails, w.emails...)
+	rows.events = append(rows.events, w.events...)
+	rows.now = append(rows.now, w.now...)
+	rows.scheduled = append(rows.scheduled, w.scheduled...)
+	return nil
+}
+
+// acceptedRowsKey names a transaction's acceptedRows (store.Tx.Joined).
+type acceptedRowsKey struct{}
+
+// acceptedRows is every email accepted in one transaction, by one request
+// or by all those sharing a group commit.
+type acceptedRows struct {
+	app       *App
+	emails    []*carteiro.Email
+	events    []*carteiro.EmailEvent
+	now       []Job
+	scheduled []*carteiro.Email
+}
+
+// Flush writes the rows and jobs (store.Flusher).
+func (r *acceptedRows) Flush(ctx context.Context, tx *store.Tx) error {
+	if err := tx.InsertEmails(ctx, r.emails); err != nil {
 		return err
 	}
-	if err := tx.InsertEvents(ctx, w.events); err != nil {
+	if err := tx.InsertEvents(ctx, r.events); err != nil {
 		return err
 	}
-	if err := a.queue.EnqueueManyTx(ctx, tx, w.now, JobOpts{}); err != nil {
+	if err := r.app.queue.EnqueueManyTx(ctx, tx, r.now, JobOpts{}); err != nil {
 		return err
 	}
-	for _, e := range w.scheduled {
-		if err := a.queue.EnqueueTx(ctx, tx, DeliverJob{EmailID: e.ID}, JobOpts{ScheduledAt: *e.ScheduledAt}); err != nil {
+	for _, e := range r.scheduled {
+		if err := r.app.queue.EnqueueTx(ctx, tx, DeliverJob{EmailID: e.ID}, JobOpts{ScheduledAt: *e.ScheduledAt}); err != nil {
 			return err
 		}
 	}

@@ -103,6 +103,8 @@ type Tx struct {
 	// gateHeld and afterEnd release SQLite's gate once the transaction ends.
 	gateHeld bool
 	afterEnd []func()
+	// joined is the work callers write once before the commit (Joined).
+	joined []joinedFlusher
 }
 
 func (t *Tx) end() {
@@ -121,7 +123,11 @@ func (t *Tx) Raw() any { return t.raw }
 func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) error {
 	if s.pool != nil {
 		return pgx.BeginFunc(ctx, s.pool, func(ptx pgx.Tx) error {
-			return fn(&Tx{Queries: &Queries{q: pgxQuerier{ptx}, dialect: s.dialect}, raw: ptx})
+			tx := &Tx{Queries: &Queries{q: pgxQuerier{ptx}, dialect: s.dialect}, raw: ptx}
+			if err := fn(tx); err != nil {
+				return err
+			}
+			return tx.flushJoined(ctx)
 		})
 	}
 	stx, err := s.writeDB.BeginTx(ctx, nil)
@@ -131,7 +137,11 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) error {
 	defer func() { _ = stx.Rollback() }() // a no-op after Commit; frees the one write connection if fn panics
 	tx := &Tx{Queries: &Queries{q: sqlQuerier{stx}, dialect: s.dialect}, raw: stx, gate: s.gate}
 	defer tx.end()
-	if err := fn(tx); err != nil {
+	err = fn(tx)
+	if err == nil {
+		err = tx.flushJoined(ctx)
+	}
+	if err != nil {
 		_ = stx.Rollback()
 		return err
 	}
