@@ -29,6 +29,7 @@ func TestBroadcastContactWhoseEmailCannotRender(t *testing.T) {
 		aud := newAudience(t, ts, []map[string]any{
 			{"email": "ana@customer.example", "firstName": "Ana"},
 			{"email": "boom@customer.example", "firstName": "Boom"},
+			{"email": "boom2@customer.example", "firstName": "Boom"},
 		})
 		r = broadcastReq(t, ts, ts.LiveKey, "POST", "", map[string]any{"audienceId": aud, "fromEmail": "news@shop.example",
 			"subject": "Oferta", "templateId": templateID})
@@ -36,7 +37,7 @@ func TestBroadcastContactWhoseEmailCannotRender(t *testing.T) {
 		id := r.JSON(t)["id"].(string)
 		testserver.Expect(t, broadcastReq(t, ts, ts.LiveKey, "POST", "/"+id+"/send", nil), 202, "")
 		done := waitBroadcast(t, ts, ts.LiveKey, id, "sent")
-		testserver.Must(t, done["recipientsTotal"] == 2.0 && done["recipientsQueued"] == 1.0 && done["recipientsFailed"] == 1.0,
+		testserver.Must(t, done["recipientsTotal"] == 3.0 && done["recipientsQueued"] == 1.0 && done["recipientsFailed"] == 2.0,
 			"counters %v", done)
 
 		msgs, err := smtp.WaitForMessages(1, 15*time.Second)
@@ -44,23 +45,27 @@ func TestBroadcastContactWhoseEmailCannotRender(t *testing.T) {
 		_, parts := parseMessage(t, msgs[0])
 		testserver.Must(t, strings.Contains(parts["text/html"], "Oferta para <!-- -->Ana"), "ana's email %q", parts["text/html"])
 
-		list := ts.Do(t, testserver.Request{Method: "GET", Path: "/v1/product/emails?recipient=" + url.QueryEscape("boom@customer.example"), Key: ts.LiveKey})
-		testserver.Expect(t, list, 200, "")
-		data := list.JSON(t)["emails"].([]any)
-		testserver.Must(t, len(data) == 1, "emails of the failed contact: %s", list.Body)
-		failed := data[0].(map[string]any)
-		lastError, _ := failed["lastError"].(string)
-		testserver.Must(t, failed["status"] == "failed" && failed["failedAt"] != nil && failed["subject"] == "Oferta" &&
-			strings.HasPrefix(lastError, "TEMPLATE_RENDER_ERROR") && strings.Contains(lastError, "no offer for Boom"),
-			"failed email %v", failed)
-		evs := ts.Do(t, testserver.Request{Method: "GET", Path: "/v1/product/emails/" + failed["id"].(string) + "/events", Key: ts.LiveKey})
-		testserver.Expect(t, evs, 200, "")
-		testserver.Must(t, strings.Contains(string(evs.Body), `"type":"failed"`) && strings.Contains(string(evs.Body), "no offer for Boom"),
-			"events %s", evs.Body)
+		// Two failed contacts in one fan-out step: their failures are
+		// recorded together, and each gets its own email and event.
+		for _, addr := range []string{"boom@customer.example", "boom2@customer.example"} {
+			list := ts.Do(t, testserver.Request{Method: "GET", Path: "/v1/product/emails?recipient=" + url.QueryEscape(addr), Key: ts.LiveKey})
+			testserver.Expect(t, list, 200, "")
+			data := list.JSON(t)["emails"].([]any)
+			testserver.Must(t, len(data) == 1, "emails of the failed contact %s: %s", addr, list.Body)
+			failed := data[0].(map[string]any)
+			lastError, _ := failed["lastError"].(string)
+			testserver.Must(t, failed["status"] == "failed" && failed["failedAt"] != nil && failed["subject"] == "Oferta" &&
+				strings.HasPrefix(lastError, "TEMPLATE_RENDER_ERROR") && strings.Contains(lastError, "no offer for Boom"),
+				"failed email %v", failed)
+			evs := ts.Do(t, testserver.Request{Method: "GET", Path: "/v1/product/emails/" + failed["id"].(string) + "/events", Key: ts.LiveKey})
+			testserver.Expect(t, evs, 200, "")
+			testserver.Must(t, strings.Count(string(evs.Body), `"type":"failed"`) == 1 && strings.Contains(string(evs.Body), "no offer for Boom") &&
+				strings.Contains(string(evs.Body), addr), "events of %s: %s", addr, evs.Body)
+		}
 
 		stats := ts.Do(t, testserver.Request{Method: "GET", Path: "/v1/product/stats?granularity=day", Key: ts.LiveKey})
 		testserver.Expect(t, stats, 200, "")
 		totals := stats.JSON(t)["totals"].(map[string]any)
-		testserver.Must(t, totals["failed"] == 1.0, "stats totals %v", totals)
+		testserver.Must(t, totals["failed"] == 2.0, "stats totals %v", totals)
 	})
 }

@@ -25,38 +25,58 @@ func (WebhookDeliveryJob) Kind() string { return "webhook_delivery" }
 // events in the statistics (D47, D54). Nothing is sent from a goroutine a
 // restart would lose: the jobs are committed with the events.
 func (a *App) recordEvents(ctx context.Context, tx *store.Tx, e *carteiro.Email, evs []*carteiro.EmailEvent) error {
-	// One statement for the events and one per counter row, rather than
-	// one each per event: every statement is a round trip to PostgreSQL.
-	if err := tx.InsertEvents(ctx, evs); err != nil {
+	return a.recordEventsOf(ctx, tx, []emailEvents{{email: e, events: evs}})
+}
+
+// emailEvents is one email and the events it gets.
+type emailEvents struct {
+	email  *carteiro.Email
+	events []*carteiro.EmailEvent
+}
+
+// recordEventsOf is recordEvents for several emails of one organization
+// and mode (a broadcast step's failed contacts): one statement for all the
+// events and one upsert for all their counters, rather than one each per
+// email; every statement is a round trip to PostgreSQL.
+func (a *App) recordEventsOf(ctx context.Context, tx *store.Tx, batch []emailEvents) error {
+	var all []*carteiro.EmailEvent
+	var adds []store.StatsAddition
+	for _, b := range batch {
+		all = append(all, b.events...)
+		adds = append(adds, statsAdditions(b.email, b.events)...)
+	}
+	if err := tx.InsertEvents(ctx, all); err != nil {
 		return err
 	}
-	if err := a.countEvents(ctx, tx, e, evs); err != nil {
+	if err := tx.AddStats(ctx, adds...); err != nil {
 		return err
 	}
 	var hooks []*carteiro.Webhook
 	loaded := false
-	for _, ev := range evs {
-		typ := carteiro.WebhookType(ev.Type)
-		if typ == "" {
-			continue
-		}
-		if !loaded {
-			var err error
-			if hooks, err = tx.ListWebhooks(ctx, e.OrgID, ""); err != nil {
-				return err
-			}
-			loaded = true
-		}
-		for _, h := range hooks {
-			if h.Status == carteiro.WebhookDisabled || !slices.Contains(h.Events, typ) {
+	for _, b := range batch {
+		for _, ev := range b.events {
+			typ := carteiro.WebhookType(ev.Type)
+			if typ == "" {
 				continue
 			}
-			payload, err := eventPayload(e, ev, typ)
-			if err != nil {
-				return err
+			if !loaded {
+				var err error
+				if hooks, err = tx.ListWebhooks(ctx, b.email.OrgID, ""); err != nil {
+					return err
+				}
+				loaded = true
 			}
-			if err := a.newDelivery(ctx, tx, h, ev.ID, typ, payload); err != nil {
-				return err
+			for _, h := range hooks {
+				if h.Status == carteiro.WebhookDisabled || !slices.Contains(h.Events, typ) {
+					continue
+				}
+				payload, err := eventPayload(b.email, ev, typ)
+				if err != nil {
+					return err
+				}
+				if err := a.newDelivery(ctx, tx, h, ev.ID, typ, payload); err != nil {
+					return err
+				}
 			}
 		}
 	}
@@ -118,10 +138,11 @@ func statsMetric(e *carteiro.Email, ev *carteiro.EmailEvent) (store.StatsMetric,
 	return "", false
 }
 
-// countEvents adds events to the statistics counters, once for all emails
-// and once per tag (D54), in one statement (the store orders its rows so
-// that concurrent transactions lock shared rows in the same order).
-func (a *App) countEvents(ctx context.Context, tx *store.Tx, e *carteiro.Email, evs []*carteiro.EmailEvent) error {
+// statsAdditions are the statistics counters events add to, once for all
+// emails and once per tag (D54); AddStats writes them in one statement (the
+// store orders its rows so that concurrent transactions lock shared rows in
+// the same order).
+func statsAdditions(e *carteiro.Email, evs []*carteiro.EmailEvent) []store.StatsAddition {
 	byHour := map[time.Time]map[store.StatsMetric]int{}
 	for _, ev := range evs {
 		m, ok := statsMetric(e, ev)
@@ -145,5 +166,5 @@ func (a *App) countEvents(ctx context.Context, tx *store.Tx, e *carteiro.Email, 
 			}
 		}
 	}
-	return tx.AddStats(ctx, adds...)
+	return adds
 }

@@ -86,11 +86,7 @@ func (a *App) fanOutStep(ctx context.Context, tx *store.Tx, b *carteiro.Broadcas
 	deliveries := make([]Job, 0, len(contacts))
 	emails := make([]*carteiro.Email, 0, len(contacts))
 	events := make([]*carteiro.EmailEvent, 0, len(contacts))
-	type failedEmail struct {
-		email *carteiro.Email
-		event *carteiro.EmailEvent
-	}
-	var failures []failedEmail
+	var failures []emailEvents
 	for i, c := range contacts {
 		if suppressed[keys[i]] {
 			b.RecipientsFailed++
@@ -107,7 +103,7 @@ func (a *App) fanOutStep(ctx context.Context, tx *store.Tx, b *carteiro.Broadcas
 			// failed with the error (D37), the others go on.
 			failed := a.unrenderedBroadcastEmail(b, c, domainID, reason, now)
 			emails = append(emails, failed)
-			failures = append(failures, failedEmail{failed, a.event(failed.ID, carteiro.EventFailed, now, map[string]any{"recipient": c.Email, "error": reason})})
+			failures = append(failures, emailEvents{failed, []*carteiro.EmailEvent{a.event(failed.ID, carteiro.EventFailed, now, map[string]any{"recipient": c.Email, "error": reason})}})
 			b.RecipientsFailed++
 			b.CursorCreatedAt, b.CursorID = c.CreatedAt.UnixMicro(), c.ID
 			continue
@@ -139,9 +135,9 @@ func (a *App) fanOutStep(ctx context.Context, tx *store.Tx, b *carteiro.Broadcas
 		return err
 	}
 	// Failures are recorded as delivery failures are: counted in the
-	// statistics and sent to the webhooks.
-	for _, f := range failures {
-		if err := a.recordEvents(ctx, tx, f.email, []*carteiro.EmailEvent{f.event}); err != nil {
+	// statistics and sent to the webhooks, all of the step's at once.
+	if len(failures) > 0 {
+		if err := a.recordEventsOf(ctx, tx, failures); err != nil {
 			return err
 		}
 	}
