@@ -86,12 +86,8 @@ func dumpRows(t testing.TB, out *strings.Builder, table string, rows *sql.Rows) 
 	defer rows.Close()
 	cols, _ := rows.Columns()
 	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
+		vals, err := scanValues(rows, len(cols))
+		if err != nil {
 			t.Fatalf("dump %s: %v", table, err)
 		}
 		for i, v := range vals {
@@ -101,4 +97,17 @@ func dumpRows(t testing.TB, out *strings.Builder, table string, rows *sql.Rows) 
 		}
 		fmt.Fprintf(out, "%s: %v\n", table, vals)
 	}
+}
+
+// scanValues reads the current row of rows, one value per column.
+func scanValues(rows *sql.Rows, columns int) ([]any, error) {
+	vals := make([]any, columns)
+	ptrs := make([]any, columns)
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	if err := rows.Scan(ptrs...); err != nil {
+		return nil, err
+	}
+	return vals, nil
 }

@@ -208,12 +208,8 @@ func (d *watchDB) rows(ctx context.Context, q string) ([][]any, error) {
 	defer rows.Close()
 	cols, _ := rows.Columns()
 	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
+		vals, err := scanValues(rows, len(cols))
+		if err != nil {
 			return nil, err
 		}
 		out = append(out, vals)
