@@ -79,13 +79,13 @@ func serverEnv(dbURL, sinkAddr, dnsAddr string) []string {
 // startCarteiro runs bin serve and waits for its first-start live key (on
 // stdout) and its listen address (the JSON "listening" log line on
 // stderr). Both streams are copied whole into dir/server.log.
-func startCarteiro(bin, dir string, env []string) (*carteiro, error) {
+func startCarteiro(bin, dir, role string, env []string) (*carteiro, error) {
 	logPath := filepath.Join(dir, "server.log")
 	logFile, err := os.Create(logPath)
 	if err != nil {
 		return nil, fmt.Errorf("server log: %w", err)
 	}
-	cmd := exec.Command(bin, "serve")
+	cmd := exec.Command(bin, "serve", "--role", role)
 	cmd.Env = env
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

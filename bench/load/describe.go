@@ -68,7 +68,11 @@ func describeTimed(rep *report, o options, r timedRun) {
 	if o.scenario == "batch" {
 		rep.row("batch items refused", "%s", thousands(t.itemErrors))
 	}
-	rep.row("delivered to the sink in the window", "%s (%s)", thousands(r.deliveredDuring), perSecond(float64(r.deliveredDuring)/r.window.Seconds()))
+	if o.role == "api" {
+		rep.row("server role", "api: it accepts and delivers nothing (a worker would)")
+	} else {
+		rep.row("delivered to the sink in the window", "%s (%s)", thousands(r.deliveredDuring), perSecond(float64(r.deliveredDuring)/r.window.Seconds()))
+	}
 	if r.cpuErr == nil {
 		rep.row("CPU in the window: server / load generator", "%s / %s of one core (the machine has %s)",
 			percentOfCore(r.serverCPU, r.window), percentOfCore(r.loadCPU, r.window), rep.machine.CPUs)

@@ -11,6 +11,11 @@
 //	batch   the same with batches of 100 items
 //	e2e     send -emails emails in batches and wait until the sink has them all
 //
+// With -role api the server runs as an API node (serve --role api, D1): it
+// accepts and delivers nothing, so accept and batch measure the accept path
+// alone; with the default -role all the same process also delivers what it
+// accepts, on the same cores.
+//
 // Everything listens on 127.0.0.1 only, and every loop is bounded in time.
 //
 //	go run ./bench/load -store sqlite -scenario accept -duration 20s

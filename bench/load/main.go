@@ -75,7 +75,7 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) (err error) {
 	}
 
 	progress("starting carteiro (%s, sink %s, dns %s)", o.store, sk.Addr(), dns.Addr())
-	srv, err := startCarteiro(bin, dir, serverEnv(db.URL, sk.Addr(), dns.Addr()))
+	srv, err := startCarteiro(bin, dir, o.role, serverEnv(db.URL, sk.Addr(), dns.Addr()))
 	if err != nil {
 		return err
 	}

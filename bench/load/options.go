@@ -21,6 +21,7 @@ type options struct {
 	binary   string
 	pgParams string
 	keep     bool
+	role     string
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -37,6 +38,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.timeout, "timeout", 4*time.Minute, "e2e: longest wait from the first accept for every email to reach the sink")
 	fs.StringVar(&o.binary, "binary", "", "carteiro binary to run (default: go build ./cmd/carteiro into the temporary directory)")
 	fs.StringVar(&o.pgParams, "pg-params", "", "extra query parameters for the server's PostgreSQL URL, to try settings (e.g. pool_max_conns=32)")
+	fs.StringVar(&o.role, "role", "all", "the server's --role: all (accepts and delivers), or api (accepts only, as an API node of a scaled-out deployment; accept and batch only)")
 	fs.BoolVar(&o.keep, "keep", false, "keep the temporary directory (server log, SQLite file) and the PostgreSQL schema")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -58,6 +60,10 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("-batch: want 1 to %d", maxBatch)
 	case o.pgParams != "" && o.store != "postgres":
 		return o, errors.New("-pg-params: only with -store postgres")
+	case o.role != "all" && o.role != "api":
+		return o, fmt.Errorf("-role: want all or api, got %q", o.role)
+	case o.role == "api" && o.scenario == "e2e":
+		return o, errors.New("-role api: e2e needs a server that delivers")
 	case o.timeout <= 0 || o.timeout > 2*time.Hour:
 		return o, errors.New("-timeout: want up to 2h")
 	}
@@ -75,6 +81,9 @@ func (o options) commandLine() string {
 		cmd += fmt.Sprintf(" -emails %d -timeout %s", o.emails, o.timeout)
 	} else {
 		cmd += fmt.Sprintf(" -duration %s -warmup %s", o.duration, o.warmup)
+	}
+	if o.role != "all" {
+		cmd += " -role " + o.role
 	}
 	if o.pgParams != "" {
 		cmd += " -pg-params " + o.pgParams

@@ -36,9 +36,9 @@ func (a *App) SendEmail(ctx context.Context, p *Principal, r *SendRequest) (*Sen
 		return nil, err
 	}
 	var res *SendResult
-	// Concurrent accepts share one commit on SQLite (group commit): each is
-	// answered only once that commit is on disk.
-	err = a.store.InGroupTx(ctx, func(tx *store.Tx) error {
+	// Concurrent accepts share one commit and its multi-row INSERTs (group
+	// commit): each is answered only once that commit is on disk.
+	err = a.store.InSharedTx(ctx, func(tx *store.Tx) error {
 		res, err = a.accept(ctx, tx, p, e, r)
 		return err
 	})
@@ -94,7 +94,7 @@ func (a *App) SendBatch(ctx context.Context, p *Principal, reqs []*SendRequest) 
 		}
 		return w.write(ctx, a, tx)
 	}
-	err := a.store.InGroupTx(ctx, acceptAll)
+	err := a.store.InSharedTx(ctx, acceptAll)
 	if errors.Is(err, store.ErrConflict) {
 		// An idempotency key raced with a concurrent request: run again, and
 		// that item now replays (D22).

@@ -178,8 +178,11 @@ func (q *Queue) EnqueueTx(ctx context.Context, tx *store.Tx, job app.Job, opts a
 	if opts.UniqueByArgs {
 		io.UniqueOpts = uniqueWhileWaiting
 	}
-	var err error
-	switch raw := tx.Raw().(type) {
+	raw, err := tx.Raw(ctx)
+	if err != nil {
+		return fmt.Errorf("queue: insert %s: %w", job.Kind(), err)
+	}
+	switch raw := raw.(type) {
 	case pgx.Tx:
 		_, err = q.pg.InsertTx(ctx, raw, job, io)
 	case *sql.Tx:
@@ -208,8 +211,11 @@ func (q *Queue) EnqueueManyTx(ctx context.Context, tx *store.Tx, jobs []app.Job,
 	for i, job := range jobs {
 		params[i] = river.InsertManyParams{Args: job, InsertOpts: &river.InsertOpts{ScheduledAt: opts.ScheduledAt, Queue: opts.Queue}}
 	}
-	var err error
-	switch raw := tx.Raw().(type) {
+	raw, err := tx.Raw(ctx)
+	if err != nil {
+		return fmt.Errorf("queue: insert %d %s jobs: %w", len(jobs), jobs[0].Kind(), err)
+	}
+	switch raw := raw.(type) {
 	case pgx.Tx:
 		_, err = q.pg.InsertManyFastTx(ctx, raw, params)
 	case *sql.Tx:

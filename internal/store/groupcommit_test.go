@@ -12,9 +12,9 @@ import (
 	"github.com/carteiro/carteiro/internal/testserver"
 )
 
-// TestInGroupTxIsolatesFailures: concurrent callers may share a commit, but
+// TestInSharedTxIsolatesFailures: concurrent callers may share a commit, but
 // one caller's error or panic undoes only its own writes.
-func TestInGroupTxIsolatesFailures(t *testing.T) {
+func TestInSharedTxIsolatesFailures(t *testing.T) {
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		st := openStore(t, b)
 		ctx := testContext(t)
@@ -25,7 +25,7 @@ func TestInGroupTxIsolatesFailures(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				errs[i] = st.InGroupTx(ctx, func(tx *store.Tx) error {
+				errs[i] = st.InSharedTx(ctx, func(tx *store.Tx) error {
 					if _, err := tx.SettingOrInit(ctx, fmt.Sprintf("k%d", i), "v"); err != nil {
 						return err
 					}
@@ -99,7 +99,7 @@ func TestJoinedWritesCommitWithTheirCallers(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				errs[i] = st.InGroupTx(ctx, func(tx *store.Tx) error {
+				errs[i] = st.InSharedTx(ctx, func(tx *store.Tx) error {
 					if i%10 == 3 {
 						return boom
 					}
@@ -128,7 +128,7 @@ func TestJoinedWritesCommitWithTheirCallers(t *testing.T) {
 		t.Logf("%s: %d callers, %d flushes", b, len(errs), flushes.Load())
 
 		// A failing flush: the caller's own write (made before it) is undone.
-		err := st.InGroupTx(ctx, func(tx *store.Tx) error {
+		err := st.InSharedTx(ctx, func(tx *store.Tx) error {
 			if _, err := tx.SettingOrInit(ctx, "before-flush", "v"); err != nil {
 				return err
 			}

@@ -30,5 +30,6 @@ func openPostgres(ctx context.Context, url string) (*Store, error) {
 	}
 	s := &Store{dialect: Postgres, pool: pool}
 	s.Queries = &Queries{q: pgxQuerier{pool}, dialect: Postgres}
+	s.group = newGroupCommitter(s, postgresGroup)
 	return s, nil
 }

@@ -37,7 +37,7 @@ type Store struct {
 	// PostgreSQL
 	pool *pgxpool.Pool
 
-	// group shares commits between concurrent writers (SQLite only).
+	// group shares commits between concurrent writers.
 	group *groupCommitter
 	// gate orders suppressions against deliveries (SQLite only; see gate.go).
 	gate *localGate
@@ -79,12 +79,12 @@ func (s *Store) Ping(ctx context.Context) error {
 
 // Close releases every connection.
 func (s *Store) Close() error {
+	if s.group != nil {
+		s.group.close()
+	}
 	if s.pool != nil {
 		s.pool.Close()
 		return nil
-	}
-	if s.group != nil {
-		s.group.close()
 	}
 	err := s.readDB.Close()
 	if werr := s.writeDB.Close(); err == nil {
@@ -105,6 +105,9 @@ type Tx struct {
 	afterEnd []func()
 	// joined is the work callers write once before the commit (Joined).
 	joined []joinedFlusher
+	// scope is the running caller's savepoint in a shared transaction
+	// (InGroupTx); nil in a transaction of one caller.
+	scope *callerScope
 }
 
 func (t *Tx) end() {
@@ -114,16 +117,44 @@ func (t *Tx) end() {
 	t.afterEnd, t.gateHeld = nil, false
 }
 
-// Raw is *sql.Tx for SQLite and pgx.Tx for PostgreSQL.
-func (t *Tx) Raw() any { return t.raw }
+// Raw is *sql.Tx for SQLite and pgx.Tx for PostgreSQL. In a shared
+// transaction it first opens the running caller's savepoint, since what the
+// caller does with it is one of its statements.
+func (t *Tx) Raw(ctx context.Context) (any, error) {
+	if t.scope != nil {
+		if err := t.scope.ensure(ctx); err != nil {
+			return nil, fmt.Errorf("store: savepoint: %w", classify(err))
+		}
+	}
+	return t.raw, nil
+}
+
+// pgSharedBegin starts a shared PostgreSQL transaction. A caller that waits
+// on a lock (a row another transaction holds, a suppression's gate) would
+// hold up every caller sharing the transaction, so waits are cut short and
+// that caller runs again on its own (groupcommit.go).
+const pgSharedBegin = "BEGIN; SET LOCAL lock_timeout = '50ms'"
 
 // InTx runs fn in a transaction, committing when fn returns nil. Commit
 // returning nil means the data is on disk (SQLite synchronous=FULL,
 // PostgreSQL synchronous_commit=on).
 func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) error {
+	return s.inTx(ctx, false, fn)
+}
+
+// inTx is InTx; shared marks a group commit's transaction, whose callers
+// each get a savepoint (callerScope).
+func (s *Store) inTx(ctx context.Context, shared bool, fn func(tx *Tx) error) error {
 	if s.pool != nil {
-		return pgx.BeginFunc(ctx, s.pool, func(ptx pgx.Tx) error {
+		var opts pgx.TxOptions
+		if shared {
+			opts.BeginQuery = pgSharedBegin
+		}
+		return pgx.BeginTxFunc(ctx, s.pool, opts, func(ptx pgx.Tx) error {
 			tx := &Tx{Queries: &Queries{q: pgxQuerier{ptx}, dialect: s.dialect}, raw: ptx}
+			if shared {
+				tx.share(uncancelableTx{ptx})
+			}
 			if err := fn(tx); err != nil {
 				return err
 			}
@@ -136,6 +167,9 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) error {
 	}
 	defer func() { _ = stx.Rollback() }() // a no-op after Commit; frees the one write connection if fn panics
 	tx := &Tx{Queries: &Queries{q: sqlQuerier{stx}, dialect: s.dialect}, raw: stx, gate: s.gate}
+	if shared {
+		tx.share(stx)
+	}
 	defer tx.end()
 	err = fn(tx)
 	if err == nil {
@@ -149,6 +183,14 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) error {
 		return fmt.Errorf("store: commit: %w", classify(err))
 	}
 	return nil
+}
+
+// share readies t for several callers: statements go through the running
+// caller's savepoint, and the job queue gets raw.
+func (t *Tx) share(raw any) {
+	t.scope = &callerScope{q: t.q, dialect: t.dialect}
+	t.q = scopedQuerier{q: t.q, scope: t.scope}
+	t.raw = raw
 }
 
 // Queries holds every query of the package; it runs on the store or in a Tx.

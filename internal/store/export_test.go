@@ -1,0 +1,24 @@
+package store
+
+import "context"
+
+// SharedRun runs fns as the callers of one shared transaction, in this
+// order, as the group commit loop runs a batch, then answers each as
+// InSharedTx does (a caller told to run alone runs again in its own
+// transaction). ranAlone says which ones did.
+func (s *Store) SharedRun(ctx context.Context, fns ...func(tx *Tx) error) (errs []error, ranAlone []bool) {
+	batch := make([]*groupReq, len(fns))
+	for i, fn := range fns {
+		batch[i] = &groupReq{ctx: ctx, fn: fn, done: make(chan error, 1)}
+	}
+	s.group.run(batch)
+	errs, ranAlone = make([]error, len(fns)), make([]bool, len(fns))
+	for i, r := range batch {
+		errs[i] = <-r.done
+		if errs[i] == errRunAlone {
+			ranAlone[i] = true
+			errs[i] = s.InTx(ctx, func(tx *Tx) error { return runGuarded(fns[i], tx) })
+		}
+	}
+	return errs, ranAlone
+}
