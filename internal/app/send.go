@@ -94,7 +94,12 @@ func (a *App) SendBatch(ctx context.Context, p *Principal, reqs []*SendRequest) 
 		}
 		return w.write(ctx, a, tx)
 	}
-	err := a.store.InSharedTx(ctx, acceptAll)
+	// A batch writes its rows with multi-row statements already, so it
+	// shares transactions only on SQLite (InGroupTx), for the fsync. On
+	// PostgreSQL sharing would funnel concurrent batches into the few
+	// shared transactions, which then got less of the database's CPU than
+	// the deliveries beside them (18,700 emails/s fell to 12,500/s).
+	err := a.store.InGroupTx(ctx, acceptAll)
 	if errors.Is(err, store.ErrConflict) {
 		// An idempotency key raced with a concurrent request: run again, and
 		// that item now replays (D22).
