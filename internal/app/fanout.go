@@ -19,10 +19,18 @@ import (
 // a step still takes a fraction of a second.
 const fanOutChunk = 1000
 
-// FanOutJob hands the next chunk of a sending broadcast's contacts to the
-// delivery engine. Each step enqueues the next, so one broadcast has one
-// step at a time and its cursor moves only when the step commits: a crash
-// repeats at most the step that did not commit, which created nothing.
+// fanOutStepsPerJob is how many steps one FanOutJob runs, each in its own
+// transaction, before its last step enqueues the next job. Starting a job
+// cost 5 to 70 ms of River's fetching per step of about 200 ms on
+// PostgreSQL beside the deliveries (docs/benchmarks-campaigns.md); ten
+// steps keep a job to a few seconds.
+const fanOutStepsPerJob = 10
+
+// FanOutJob hands the next chunks of a sending broadcast's contacts to the
+// delivery engine. Its last step enqueues the next job, so one broadcast
+// has one job at a time, and the cursor moves only when a step commits: a
+// crash repeats at most the step that did not commit, which created
+// nothing, when the job that was running runs again.
 type FanOutJob struct {
 	BroadcastID string `json:"broadcastId"`
 }
@@ -32,19 +40,31 @@ func (FanOutJob) Kind() string { return "broadcast_fan_out" }
 
 // FanOut is the worker side of FanOutJob (D42, D43, D45).
 func (a *App) FanOut(ctx context.Context, id string) error {
-	return a.store.InTx(ctx, func(tx *store.Tx) error {
-		b, err := tx.LockSendingBroadcast(ctx, id)
-		if errors.Is(err, store.ErrNotFound) {
-			return nil // cancelled, or already done
-		}
-		if err != nil {
+	for step := 1; ; step++ {
+		last := step == fanOutStepsPerJob
+		var more bool
+		err := a.store.InTx(ctx, func(tx *store.Tx) error {
+			b, err := tx.LockSendingBroadcast(ctx, id)
+			if errors.Is(err, store.ErrNotFound) {
+				more = false
+				return nil // cancelled, or already done
+			}
+			if err != nil {
+				return err
+			}
+			more, err = a.fanOutStep(ctx, tx, b, last)
+			return err
+		})
+		if err != nil || !more || last {
 			return err
 		}
-		return a.fanOutStep(ctx, tx, b)
-	})
+	}
 }
 
-func (a *App) fanOutStep(ctx context.Context, tx *store.Tx, b *carteiro.Broadcast) error {
+// fanOutStep hands over the next chunk of b's contacts. more tells that
+// contacts remain for this job's next step; when last is set they go to a
+// new job instead, enqueued here.
+func (a *App) fanOutStep(ctx context.Context, tx *store.Tx, b *carteiro.Broadcast, last bool) (more bool, err error) {
 	now := a.clock.Now()
 	src, err := a.broadcastSource(ctx, tx, b)
 	if err != nil {
@@ -55,19 +75,19 @@ func (a *App) fanOutStep(ctx context.Context, tx *store.Tx, b *carteiro.Broadcas
 			b.Status, b.UpdatedAt = carteiro.BroadcastFailed, now
 			_, err = tx.SetBroadcastStatus(ctx, b, carteiro.BroadcastSending)
 		}
-		return err
+		return false, err
 	}
 	domainID := ""
 	if b.Mode == carteiro.ModeLive {
 		if domainID, err = a.senderDomain(ctx, b.OrgID, b.From.Email); err != nil {
 			b.Status, b.UpdatedAt = carteiro.BroadcastFailed, now
 			_, err = tx.SetBroadcastStatus(ctx, b, carteiro.BroadcastSending)
-			return err
+			return false, err
 		}
 	}
 	contacts, err := tx.ContactsAfter(ctx, b.AudienceID, b.CursorCreatedAt, b.CursorID, fanOutChunk)
 	if err != nil {
-		return err
+		return false, err
 	}
 	keys := make([]string, len(contacts))
 	for i, c := range contacts {
@@ -76,7 +96,7 @@ func (a *App) fanOutStep(ctx context.Context, tx *store.Tx, b *carteiro.Broadcas
 	suppressed := map[string]bool{}
 	if len(keys) > 0 {
 		if suppressed, err = tx.SuppressedAmong(ctx, b.OrgID, keys, []string{CategoryAll, CategoryMarketing}, now); err != nil {
-			return err
+			return false, err
 		}
 	}
 	var resumeAt *time.Time
@@ -97,7 +117,7 @@ func (a *App) fanOutStep(ctx context.Context, tx *store.Tx, b *carteiro.Broadcas
 		if err != nil {
 			reason, ok := personalisationFailure(err)
 			if !ok {
-				return err // the step is retried: the contact is not lost
+				return false, err // the step is retried: the contact is not lost
 			}
 			// A contact whose personalisation cannot render gets its email
 			// failed with the error (D37), the others go on.
@@ -117,7 +137,7 @@ func (a *App) fanOutStep(ctx context.Context, tx *store.Tx, b *carteiro.Broadcas
 				resumeAt = &next
 				break
 			}
-			return err
+			return false, err
 		}
 		emails = append(emails, e)
 		events = append(events, a.event(e.ID, carteiro.EventQueued, e.CreatedAt, nil))
@@ -126,33 +146,35 @@ func (a *App) fanOutStep(ctx context.Context, tx *store.Tx, b *carteiro.Broadcas
 		b.CursorCreatedAt, b.CursorID = c.CreatedAt.UnixMicro(), c.ID
 	}
 	if err := warmup.flush(ctx, tx); err != nil {
-		return err
+		return false, err
 	}
 	if err := tx.InsertEmails(ctx, emails); err != nil {
-		return err
+		return false, err
 	}
 	if err := tx.InsertEvents(ctx, events); err != nil {
-		return err
+		return false, err
 	}
 	// Failures are recorded as delivery failures are: counted in the
 	// statistics and sent to the webhooks, all of the step's at once.
 	if len(failures) > 0 {
 		if err := a.recordEventsOf(ctx, tx, failures); err != nil {
-			return err
+			return false, err
 		}
 	}
 	if err := a.queue.EnqueueManyTx(ctx, tx, deliveries, JobOpts{}); err != nil {
-		return err
+		return false, err
 	}
 	b.UpdatedAt = now
 	switch {
 	case resumeAt != nil:
 		if err := a.queue.EnqueueTx(ctx, tx, FanOutJob{BroadcastID: b.ID}, JobOpts{ScheduledAt: *resumeAt, Queue: BroadcastQueue}); err != nil {
-			return err
+			return false, err
 		}
+	case len(contacts) == fanOutChunk && !last:
+		more = true
 	case len(contacts) == fanOutChunk:
 		if err := a.queue.EnqueueTx(ctx, tx, FanOutJob{BroadcastID: b.ID}, JobOpts{Queue: BroadcastQueue}); err != nil {
-			return err
+			return false, err
 		}
 	default:
 		// Every contact was handed over (D43): the total becomes what was
@@ -164,7 +186,7 @@ func (a *App) fanOutStep(ctx context.Context, tx *store.Tx, b *carteiro.Broadcas
 		b.RecipientsTotal = b.RecipientsQueued + b.RecipientsFailed
 	}
 	_, err = tx.SetBroadcastStatus(ctx, b, carteiro.BroadcastSending)
-	return err
+	return more, err
 }
 
 // broadcastSource is what every recipient's email renders from: the
