@@ -339,7 +339,17 @@ func (a *App) DeliverWebhook(ctx context.Context, deliveryID string) error {
 	default:
 		d.Status = carteiro.DeliveryExhausted
 	}
-	return a.store.InGroupTx(ctx, func(tx *store.Tx) error {
+	// A success writes its own delivery row, and the webhook's only when it
+	// ends a failure streak, so it takes no lock that other writers hold:
+	// on PostgreSQL successes share transactions (InSharedTx), and their
+	// commits. Failures of one webhook all update its row, so they keep
+	// transactions of their own there, and a dead endpoint cannot hold up
+	// the others' shared transactions.
+	record := a.store.InGroupTx
+	if out.Success {
+		record = a.store.InSharedTx
+	}
+	return record(ctx, func(tx *store.Tx) error {
 		if err := tx.UpdateDelivery(ctx, d); err != nil {
 			return err
 		}
