@@ -321,3 +321,46 @@ func TestBroadcastCancelMidway(t *testing.T) {
 		testserver.Must(t, bc["status"] == "cancelled" && bc["recipientsQueued"] == 50.0, "resumed after the cancel: %v", bc)
 	})
 }
+
+// TestTransactionalEmailOvertakesBroadcast: a broadcast hands its whole
+// audience to the delivery queue in moments; an email sent through the API
+// meanwhile is delivered next, not after every broadcast email queued
+// before it.
+func TestTransactionalEmailOvertakesBroadcast(t *testing.T) {
+	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
+		ts, smtp, _ := relayServer(t, b, map[string]string{"CARTEIRO_WARMUP": "off", "CARTEIRO_TRACKING": "false"})
+		smtp.SetStall(testutil.StageData, 50*time.Millisecond) // about 300 messages a second at most
+		const audience = 1500
+		contacts := make([]map[string]any, audience)
+		for i := range contacts {
+			contacts[i] = map[string]any{"email": fmt.Sprintf("n%04d@customer.example", i)}
+		}
+		aud := newAudience(t, ts, contacts)
+		r := broadcastReq(t, ts, ts.LiveKey, "POST", "", map[string]any{"audienceId": aud, "fromEmail": "news@shop.example", "subject": "news", "text": "t"})
+		id := r.JSON(t)["id"].(string)
+		testserver.Expect(t, broadcastReq(t, ts, ts.LiveKey, "POST", "/"+id+"/send", nil), 202, "")
+		waitBroadcast(t, ts, ts.LiveKey, id, "sent") // every recipient is in the queue
+		before := len(smtp.Messages())
+		testserver.Must(t, before < audience/2, "the broadcast was delivered too fast to test (%d of %d already)", before, audience)
+
+		send(t, ts, ts.LiveKey, map[string]any{"from": "alerts@shop.example", "to": []string{"reset@customer.example"}, "subject": "Reset your password", "text": "code 123"})
+		position := -1
+		waitFor(t, func() bool {
+			for i, m := range smtp.Messages() {
+				if m.To[0] == "reset@customer.example" {
+					position = i
+					return true
+				}
+			}
+			return false
+		})
+		// Only the deliveries already running, and those started before the
+		// queue next fetches work (its poll interval is 200 ms, at about 300
+		// messages a second), may arrive before it; in arrival order it
+		// would come after all the broadcast's remaining emails.
+		testserver.Must(t, position-before <= 200, "the transactional email arrived as message %d, after %d broadcast emails sent after it was accepted", position, position-before)
+		t.Logf("%s: the transactional email arrived as message %d of %d, %d after its accept", b, position+1, audience+1, position-before)
+		_, err := smtp.WaitForMessages(audience+1, 60*time.Second)
+		testserver.Must(t, err == nil, "the broadcast was not delivered whole: %v", err)
+	})
+}

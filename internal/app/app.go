@@ -33,7 +33,17 @@ type JobOpts struct {
 	UniqueByArgs bool
 	// Queue names the queue; "" is the default one.
 	Queue string
+	// Priority ranks the job among the waiting ones of its queue: 1 (the
+	// default, 0 here) runs first, up to 4.
+	Priority int
 }
+
+// broadcastPriority ranks a broadcast's deliveries after every other email
+// waiting in the queue: a broadcast hands its whole audience to the queue
+// in seconds, and a password reset sent meanwhile must not wait behind
+// 100,000 newsletters (Postmark keeps broadcasts on a separate stream for
+// the same reason).
+const broadcastPriority = 2
 
 // WebhookQueue runs webhook deliveries apart from email deliveries, with
 // its own workers, so slow or dead endpoints cannot hold up email.

@@ -295,7 +295,7 @@ func (a *App) recordAttempt(ctx context.Context, e *carteiro.Email, all, pending
 			return err
 		}
 		if !retryAt.IsZero() {
-			return a.queue.EnqueueTx(ctx, tx, DeliverJob{EmailID: e.ID}, JobOpts{ScheduledAt: retryAt})
+			return a.queue.EnqueueTx(ctx, tx, DeliverJob{EmailID: e.ID}, JobOpts{ScheduledAt: retryAt, Priority: deliveryPriority(e)})
 		}
 		return nil
 	})
@@ -318,6 +318,16 @@ func (a *App) failAll(ctx context.Context, e *carteiro.Email, pending []*carteir
 		}
 		return tx.UpdateEmailProgress(ctx, e, nil)
 	})
+}
+
+// deliveryPriority is the queue priority of e's delivery jobs: a
+// broadcast's retries stay behind transactional email, as its first
+// attempts do (broadcastPriority).
+func deliveryPriority(e *carteiro.Email) int {
+	if e.BroadcastID != "" {
+		return broadcastPriority
+	}
+	return 0
 }
 
 // emailStatus applies D24: the least advanced recipient outcome until all

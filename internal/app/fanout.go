@@ -161,7 +161,7 @@ func (a *App) fanOutStep(ctx context.Context, tx *store.Tx, b *carteiro.Broadcas
 			return false, err
 		}
 	}
-	if err := a.queue.EnqueueManyTx(ctx, tx, deliveries, JobOpts{}); err != nil {
+	if err := a.queue.EnqueueManyTx(ctx, tx, deliveries, JobOpts{Priority: broadcastPriority}); err != nil {
 		return false, err
 	}
 	b.UpdatedAt = now

@@ -174,7 +174,7 @@ func (q *Queue) Stop(ctx context.Context) error {
 
 // EnqueueTx inserts job in tx (app.Enqueuer).
 func (q *Queue) EnqueueTx(ctx context.Context, tx *store.Tx, job app.Job, opts app.JobOpts) error {
-	io := &river.InsertOpts{ScheduledAt: opts.ScheduledAt, Queue: opts.Queue}
+	io := &river.InsertOpts{ScheduledAt: opts.ScheduledAt, Queue: opts.Queue, Priority: opts.Priority}
 	if opts.UniqueByArgs {
 		io.UniqueOpts = uniqueWhileWaiting
 	}
@@ -209,7 +209,7 @@ func (q *Queue) EnqueueManyTx(ctx context.Context, tx *store.Tx, jobs []app.Job,
 	}
 	params := make([]river.InsertManyParams, len(jobs))
 	for i, job := range jobs {
-		params[i] = river.InsertManyParams{Args: job, InsertOpts: &river.InsertOpts{ScheduledAt: opts.ScheduledAt, Queue: opts.Queue}}
+		params[i] = river.InsertManyParams{Args: job, InsertOpts: &river.InsertOpts{ScheduledAt: opts.ScheduledAt, Queue: opts.Queue, Priority: opts.Priority}}
 	}
 	raw, err := tx.Raw(ctx)
 	if err != nil {
