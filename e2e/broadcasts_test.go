@@ -33,6 +33,22 @@ func newAudience(t *testing.T, ts *testserver.TestServer, contacts []map[string]
 	return id
 }
 
+// sendTextBroadcast imports n contacts (prefix0000@customer.example and
+// on) into a new audience and sends them a text broadcast from
+// news@shop.example; it returns the broadcast's id.
+func sendTextBroadcast(t *testing.T, ts *testserver.TestServer, n int, prefix string) string {
+	t.Helper()
+	contacts := make([]map[string]any, n)
+	for i := range contacts {
+		contacts[i] = map[string]any{"email": fmt.Sprintf("%s%04d@customer.example", prefix, i)}
+	}
+	aud := newAudience(t, ts, contacts)
+	r := broadcastReq(t, ts, ts.LiveKey, "POST", "", map[string]any{"audienceId": aud, "fromEmail": "news@shop.example", "subject": "news", "text": "t"})
+	id := r.JSON(t)["id"].(string)
+	testserver.Expect(t, broadcastReq(t, ts, ts.LiveKey, "POST", "/"+id+"/send", nil), 202, "")
+	return id
+}
+
 func waitBroadcast(t *testing.T, ts *testserver.TestServer, key, id, status string) map[string]any {
 	t.Helper()
 	var b map[string]any
@@ -269,14 +285,7 @@ func TestBroadcastCancelMidway(t *testing.T) {
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, smtp, _ := relayServer(t, b, map[string]string{"CARTEIRO_WARMUP": "on"})
 		smtp.SetStall(testutil.StageData, 100*time.Millisecond) // a slow server keeps emails queued
-		contacts := make([]map[string]any, 300)
-		for i := range contacts {
-			contacts[i] = map[string]any{"email": fmt.Sprintf("c%04d@customer.example", i)}
-		}
-		aud := newAudience(t, ts, contacts)
-		r := broadcastReq(t, ts, ts.LiveKey, "POST", "", map[string]any{"audienceId": aud, "fromEmail": "news@shop.example", "subject": "s", "text": "t"})
-		id := r.JSON(t)["id"].(string)
-		testserver.Expect(t, broadcastReq(t, ts, ts.LiveKey, "POST", "/"+id+"/send", nil), 202, "")
+		id := sendTextBroadcast(t, ts, 300, "c")
 		var bc map[string]any
 		waitFor(t, func() bool {
 			bc = broadcastReq(t, ts, ts.LiveKey, "GET", "/"+id, nil).JSON(t)
@@ -288,7 +297,7 @@ func TestBroadcastCancelMidway(t *testing.T) {
 		testserver.Must(t, bc["status"] == "sending" && bc["recipientsQueued"] == 50.0 && bc["recipientsTotal"] == 300.0,
 			"paused at the warmup quota: %v", bc)
 
-		r = broadcastReq(t, ts, ts.LiveKey, "POST", "/"+id+"/cancel", nil)
+		r := broadcastReq(t, ts, ts.LiveKey, "POST", "/"+id+"/cancel", nil)
 		testserver.Expect(t, r, 200, "")
 		time.Sleep(2 * time.Second)
 		bc = broadcastReq(t, ts, ts.LiveKey, "GET", "/"+id, nil).JSON(t)
@@ -331,14 +340,7 @@ func TestTransactionalEmailOvertakesBroadcast(t *testing.T) {
 		ts, smtp, _ := relayServer(t, b, map[string]string{"CARTEIRO_WARMUP": "off", "CARTEIRO_TRACKING": "false"})
 		smtp.SetStall(testutil.StageData, 50*time.Millisecond) // about 300 messages a second at most
 		const audience = 1500
-		contacts := make([]map[string]any, audience)
-		for i := range contacts {
-			contacts[i] = map[string]any{"email": fmt.Sprintf("n%04d@customer.example", i)}
-		}
-		aud := newAudience(t, ts, contacts)
-		r := broadcastReq(t, ts, ts.LiveKey, "POST", "", map[string]any{"audienceId": aud, "fromEmail": "news@shop.example", "subject": "news", "text": "t"})
-		id := r.JSON(t)["id"].(string)
-		testserver.Expect(t, broadcastReq(t, ts, ts.LiveKey, "POST", "/"+id+"/send", nil), 202, "")
+		id := sendTextBroadcast(t, ts, audience, "n")
 		waitBroadcast(t, ts, ts.LiveKey, id, "sent") // every recipient is in the queue
 		before := len(smtp.Messages())
 		testserver.Must(t, before < audience/2, "the broadcast was delivered too fast to test (%d of %d already)", before, audience)
