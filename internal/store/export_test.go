@@ -9,7 +9,7 @@ import "context"
 func (s *Store) SharedRun(ctx context.Context, fns ...func(tx *Tx) error) (errs []error, ranAlone []bool) {
 	batch := make([]*groupReq, len(fns))
 	for i, fn := range fns {
-		batch[i] = &groupReq{ctx: ctx, fn: fn, done: make(chan error, 1)}
+		batch[i] = &groupReq{fn: fn, done: make(chan error, 1)}
 	}
 	s.group.run(batch)
 	errs, ranAlone = make([]error, len(fns)), make([]bool, len(fns))
@@ -17,7 +17,7 @@ func (s *Store) SharedRun(ctx context.Context, fns ...func(tx *Tx) error) (errs 
 		errs[i] = <-r.done
 		if errs[i] == errRunAlone {
 			ranAlone[i] = true
-			errs[i] = s.InTx(ctx, func(tx *Tx) error { return runGuarded(fns[i], tx) })
+			errs[i] = s.inOwnTx(ctx, fns[i])
 		}
 	}
 	return errs, ranAlone

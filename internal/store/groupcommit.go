@@ -42,7 +42,6 @@ var (
 )
 
 type groupReq struct {
-	ctx  context.Context
 	fn   func(tx *Tx) error
 	done chan error
 }
@@ -80,9 +79,15 @@ func newGroupCommitter(s *Store, shape groupShape) *groupCommitter {
 // 650/s to 260/s beside deliveries), so there only InSharedTx shares.
 func (s *Store) InGroupTx(ctx context.Context, fn func(tx *Tx) error) error {
 	if s.pool != nil {
-		return s.InTx(ctx, func(tx *Tx) error { return runGuarded(fn, tx) })
+		return s.inOwnTx(ctx, fn)
 	}
 	return s.InSharedTx(ctx, fn)
+}
+
+// inOwnTx runs a would-be sharer of a transaction in a transaction of its
+// own, with the same promise: a panic in fn is its error.
+func (s *Store) inOwnTx(ctx context.Context, fn func(tx *Tx) error) error {
+	return s.InTx(ctx, func(tx *Tx) error { return runGuarded(fn, tx) })
 }
 
 // InSharedTx is InGroupTx sharing transactions on both stores, for callers
@@ -90,7 +95,7 @@ func (s *Store) InGroupTx(ctx context.Context, fn func(tx *Tx) error) error {
 // On PostgreSQL fn may run twice (the first run rolled back), so it must not
 // depend on what an earlier run changed in memory.
 func (s *Store) InSharedTx(ctx context.Context, fn func(tx *Tx) error) error {
-	req := &groupReq{ctx: ctx, fn: fn, done: make(chan error, 1)}
+	req := &groupReq{fn: fn, done: make(chan error, 1)}
 	select {
 	case s.group.reqs <- req:
 	case <-s.group.stop:
@@ -102,7 +107,7 @@ func (s *Store) InSharedTx(ctx context.Context, fn func(tx *Tx) error) error {
 	// must learn whether it was committed.
 	err := <-req.done
 	if errors.Is(err, errRunAlone) {
-		return s.InTx(ctx, func(tx *Tx) error { return runGuarded(fn, tx) })
+		return s.inOwnTx(ctx, fn)
 	}
 	return err
 }

@@ -100,77 +100,76 @@ func TestSharedTransactionKeepsCallersApart(t *testing.T) {
 // waits on a lock held elsewhere (here a suppression's gate) would hold up
 // every caller of its shared transaction. Its wait is cut short, the others
 // commit at once, and it runs again alone, waiting as long as it must.
+//
+// PostgreSQL only: on SQLite, with one writer, no other transaction can
+// hold a lock while a shared one runs.
 func TestSharedTransactionDoesNotWaitOnLocks(t *testing.T) {
-	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
-		if b != testserver.Postgres {
-			t.Skip("SQLite has one writer: no other transaction can hold a lock while a shared one runs")
-		}
-		st := openStore(t, b)
-		ctx := testContext(t)
-		org := createOrg(t, st, "gated")
-		holding, release, held := make(chan struct{}), make(chan struct{}), make(chan error, 1)
-		go func() {
-			held <- st.InTx(ctx, func(tx *store.Tx) error {
-				if err := tx.HoldForSuppression(ctx, org.ID, "gated@example.com"); err != nil {
-					return err
-				}
-				close(holding)
-				<-release
-				return nil
-			})
-		}()
-		select {
-		case <-holding:
-		case err := <-held:
-			t.Fatalf("holding the gate: %v", err)
-		}
-		// Release the gate only once the other callers' writes are
-		// visible: were the shared transaction waiting on it, they would
-		// not be, and the wait below gives up.
-		othersVisible := make(chan bool, 1)
-		go func() {
-			defer close(release)
-			deadline := time.Now().Add(10 * time.Second)
-			for time.Now().Before(deadline) {
-				_, errBefore := st.Setting(ctx, "before-gate")
-				_, errAfter := st.Setting(ctx, "after-gate")
-				if errBefore == nil && errAfter == nil {
-					othersVisible <- true
-					return
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
-			othersVisible <- false
-		}()
-		runs := 0
-		errs, alone := st.SharedRun(ctx,
-			func(tx *store.Tx) error { _, err := tx.SettingOrInit(ctx, "before-gate", "v"); return err },
-			func(tx *store.Tx) error {
-				runs++
-				if err := tx.HoldForSuppression(ctx, org.ID, "gated@example.com"); err != nil {
-					return fmt.Errorf("suppress: %w", err)
-				}
-				_, err := tx.SettingOrInit(ctx, "gated", "v")
+	t.Parallel()
+	st := openStore(t, testserver.Postgres)
+	ctx := testContext(t)
+	org := createOrg(t, st, "gated")
+	holding, release, held := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+	go func() {
+		held <- st.InTx(ctx, func(tx *store.Tx) error {
+			if err := tx.HoldForSuppression(ctx, org.ID, "gated@example.com"); err != nil {
 				return err
-			},
-			func(tx *store.Tx) error { _, err := tx.SettingOrInit(ctx, "after-gate", "v"); return err },
-		)
-		if err := <-held; err != nil {
-			t.Fatalf("holder: %v", err)
-		}
-		if !<-othersVisible {
-			t.Errorf("the other callers' writes were not committed while one caller waited on the gate")
-		}
-		for i, err := range errs {
-			if err != nil {
-				t.Errorf("caller %d: %v", i, err)
 			}
+			close(holding)
+			<-release
+			return nil
+		})
+	}()
+	select {
+	case <-holding:
+	case err := <-held:
+		t.Fatalf("holding the gate: %v", err)
+	}
+	// Release the gate only once the other callers' writes are
+	// visible: were the shared transaction waiting on it, they would
+	// not be, and the wait below gives up.
+	othersVisible := make(chan bool, 1)
+	go func() {
+		defer close(release)
+		deadline := time.Now().Add(10 * time.Second)
+		for time.Now().Before(deadline) {
+			_, errBefore := st.Setting(ctx, "before-gate")
+			_, errAfter := st.Setting(ctx, "after-gate")
+			if errBefore == nil && errAfter == nil {
+				othersVisible <- true
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
 		}
-		if !alone[1] || alone[0] || alone[2] || runs != 2 {
-			t.Errorf("ran alone %v, gated caller ran %d times; want only the gated caller, run twice", alone, runs)
+		othersVisible <- false
+	}()
+	runs := 0
+	errs, alone := st.SharedRun(ctx,
+		func(tx *store.Tx) error { _, err := tx.SettingOrInit(ctx, "before-gate", "v"); return err },
+		func(tx *store.Tx) error {
+			runs++
+			if err := tx.HoldForSuppression(ctx, org.ID, "gated@example.com"); err != nil {
+				return fmt.Errorf("suppress: %w", err)
+			}
+			_, err := tx.SettingOrInit(ctx, "gated", "v")
+			return err
+		},
+		func(tx *store.Tx) error { _, err := tx.SettingOrInit(ctx, "after-gate", "v"); return err },
+	)
+	if err := <-held; err != nil {
+		t.Fatalf("holder: %v", err)
+	}
+	if !<-othersVisible {
+		t.Errorf("the other callers' writes were not committed while one caller waited on the gate")
+	}
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("caller %d: %v", i, err)
 		}
-		if _, err := st.Setting(ctx, "gated"); err != nil {
-			t.Errorf("the gated caller's write: %v", err)
-		}
-	})
+	}
+	if !alone[1] || alone[0] || alone[2] || runs != 2 {
+		t.Errorf("ran alone %v, gated caller ran %d times; want only the gated caller, run twice", alone, runs)
+	}
+	if _, err := st.Setting(ctx, "gated"); err != nil {
+		t.Errorf("the gated caller's write: %v", err)
+	}
 }
