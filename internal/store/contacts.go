@@ -47,10 +47,8 @@ const bulkChunk = 500
 // audience yet, in chunks, and counts them. It returns the lower-case keys
 // it inserted; callers have removed duplicates inside the batch.
 func (q *Queries) InsertContactsSkippingDuplicates(ctx context.Context, audienceID string, cs []*carteiro.Contact) (map[string]bool, error) {
-	if pq, ok := q.q.(pgxQuerier); ok {
-		if tx, ok := pq.c.(pgx.Tx); ok {
-			return q.copyContacts(ctx, tx, audienceID, cs)
-		}
+	if tx := q.ownPgxTx(); tx != nil {
+		return q.copyContacts(ctx, tx, audienceID, cs)
 	}
 	inserted := make(map[string]bool, len(cs))
 	for start := 0; start < len(cs); start += bulkChunk {
@@ -90,8 +88,7 @@ func (q *Queries) copyContacts(ctx context.Context, tx pgx.Tx, audienceID string
 	for i, c := range cs {
 		rows[i] = contactArgs(c)
 	}
-	columns := strings.Split(strings.ReplaceAll(contactColumns, " ", ""), ",")
-	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"contacts_import"}, columns, pgx.CopyFromRows(rows)); err != nil {
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"contacts_import"}, columnNames(contactColumns), pgx.CopyFromRows(rows)); err != nil {
 		return nil, fmt.Errorf("store: bulk insert contacts: %w", classify(err))
 	}
 	rs, err := tx.Query(ctx, `INSERT INTO contacts (`+contactColumns+`) SELECT `+contactColumns+` FROM contacts_import
