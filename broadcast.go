@@ -50,11 +50,13 @@ type Broadcast struct {
 	RecipientsQueued int64
 	RecipientsFailed int64
 	// CursorCreatedAt and CursorID are the fan-out's position: the last
-	// contact handed over, in (createdAt, id) order.
+	// contact split into chunks, in (createdAt, id) order.
 	CursorCreatedAt int64
 	CursorID        string
-	CreatedAt       time.Time
-	UpdatedAt       time.Time
+	// ChunksPending counts the fan-out's chunks not yet handed over.
+	ChunksPending int64
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
 }
 
 // MaxBroadcastName bounds the optional name.

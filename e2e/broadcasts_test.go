@@ -366,3 +366,43 @@ func TestTransactionalEmailOvertakesBroadcast(t *testing.T) {
 		testserver.Must(t, err == nil, "the broadcast was not delivered whole: %v", err)
 	})
 }
+
+// TestBroadcastResumesAfterWarmupPause sends to more contacts than one
+// fan-out chunk holds (1,000), so two chunks run in parallel and both meet
+// the first day's warmup quota (50, D34): one hands some contacts over,
+// the other none. When the quota allows the rest, both resume where they
+// stopped: every contact gets exactly one email and the broadcast is sent.
+func TestBroadcastResumesAfterWarmupPause(t *testing.T) {
+	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
+		ts, smtp, _ := relayServer(t, b, map[string]string{"CARTEIRO_WARMUP": "on", "CARTEIRO_TRACKING": "false"})
+		const audience = 1100
+		id := sendTextBroadcast(t, ts, audience, "w")
+		var bc map[string]any
+		waitFor(t, func() bool {
+			bc = broadcastReq(t, ts, ts.LiveKey, "GET", "/"+id, nil).JSON(t)
+			return bc["recipientsQueued"] == 50.0
+		})
+		_, err := smtp.WaitForMessages(50, 30*time.Second)
+		testserver.Must(t, err == nil, "the first day's 50 were not delivered: %v", err)
+		time.Sleep(500 * time.Millisecond) // nothing more may come today
+		bc = broadcastReq(t, ts, ts.LiveKey, "GET", "/"+id, nil).JSON(t)
+		testserver.Must(t, bc["status"] == "sending" && bc["recipientsQueued"] == 50.0 && bc["recipientsTotal"] == float64(audience) &&
+			len(smtp.Messages()) == 50, "paused at the quota: %v, %d delivered", bc, len(smtp.Messages()))
+
+		// Day 7's quota is 3,000: everything left goes out.
+		ts.Clock.Advance(6 * 24 * time.Hour)
+		bc = waitBroadcast(t, ts, ts.LiveKey, id, "sent")
+		testserver.Must(t, bc["recipientsQueued"] == float64(audience) && bc["recipientsFailed"] == 0.0 && bc["recipientsTotal"] == float64(audience),
+			"sent: %v", bc)
+		_, err = smtp.WaitForMessages(audience, 60*time.Second)
+		testserver.Must(t, err == nil, "not delivered whole: %v", err)
+		got := map[string]int{}
+		for _, m := range smtp.Messages() {
+			got[m.To[0]]++
+		}
+		for i := range audience {
+			to := fmt.Sprintf("w%04d@customer.example", i)
+			testserver.Must(t, got[to] == 1, "%s got %d emails", to, got[to])
+		}
+	})
+}

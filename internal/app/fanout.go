@@ -3,34 +3,22 @@ package app
 import (
 	"context"
 	"errors"
-	"fmt"
-	"strings"
-	"time"
-
-	"github.com/google/uuid"
 
 	"github.com/carteiro/carteiro"
 	"github.com/carteiro/carteiro/internal/store"
 )
 
-// fanOutChunk is how many contacts one fan-out step hands over, in one
-// transaction with their emails and delivery jobs. 1,000 rather than 500
-// handed 20,000 recipients over 15 % faster (docs/benchmarks-campaigns.md);
-// a step still takes a fraction of a second.
+// fanOutChunk is how many contacts one chunk of a broadcast's fan-out
+// holds: one job hands them over in one transaction with their emails and
+// delivery jobs. 1,000 rather than 500 handed 20,000 recipients over 15 %
+// faster (docs/benchmarks-campaigns.md); a chunk takes a fraction of a
+// second.
 const fanOutChunk = 1000
 
-// fanOutStepsPerJob is how many steps one FanOutJob runs, each in its own
-// transaction, before its last step enqueues the next job. Starting a job
-// cost 5 to 70 ms of River's fetching per step of about 200 ms on
-// PostgreSQL beside the deliveries (docs/benchmarks-campaigns.md); ten
-// steps keep a job to a few seconds.
-const fanOutStepsPerJob = 10
-
-// FanOutJob hands the next chunks of a sending broadcast's contacts to the
-// delivery engine. Its last step enqueues the next job, so one broadcast
-// has one job at a time, and the cursor moves only when a step commits: a
-// crash repeats at most the step that did not commit, which created
-// nothing, when the job that was running runs again.
+// FanOutJob splits a sending broadcast's contacts into chunks, one
+// FanOutChunkJob each, which run in parallel: one after another, the
+// steps of a single job handed 100,000 recipients over in 18 s on
+// PostgreSQL, mostly waiting on the database (docs/benchmarks-campaigns.md).
 type FanOutJob struct {
 	BroadcastID string `json:"broadcastId"`
 }
@@ -38,261 +26,199 @@ type FanOutJob struct {
 // Kind names the job.
 func (FanOutJob) Kind() string { return "broadcast_fan_out" }
 
-// FanOut is the worker side of FanOutJob (D42, D43, D45).
+// FanOutChunkJob hands one chunk of a broadcast's contacts over.
+type FanOutChunkJob struct {
+	BroadcastID string `json:"broadcastId"`
+	Seq         int64  `json:"seq"`
+}
+
+// Kind names the job.
+func (FanOutChunkJob) Kind() string { return "broadcast_fan_out_chunk" }
+
+// FanOut is the worker side of FanOutJob (D43). The chunks, their jobs,
+// the total and the pending count are written in one transaction with the
+// broadcast's row held, and a broadcast with chunks pending is planned
+// already: a job that runs again after a crash plans nothing twice.
 func (a *App) FanOut(ctx context.Context, id string) error {
-	for step := 1; ; step++ {
-		last := step == fanOutStepsPerJob
-		var more bool
-		err := a.store.InTx(ctx, func(tx *store.Tx) error {
-			b, err := tx.LockSendingBroadcast(ctx, id)
-			if errors.Is(err, store.ErrNotFound) {
-				more = false
-				return nil // cancelled, or already done
-			}
-			if err != nil {
+	return a.store.InTx(ctx, func(tx *store.Tx) error {
+		b, err := tx.LockSendingBroadcast(ctx, id)
+		if errors.Is(err, store.ErrNotFound) || (err == nil && b.ChunksPending > 0) {
+			return nil // cancelled, done, or planned already
+		}
+		if err != nil {
+			return err
+		}
+		now := a.clock.Now()
+		after := store.ContactKey{CreatedAt: b.CursorCreatedAt, ID: b.CursorID}
+		bounds, count, err := tx.ChunkBounds(ctx, b.AudienceID, after, fanOutChunk)
+		if err != nil {
+			return err
+		}
+		b.UpdatedAt = now
+		if len(bounds) == 0 {
+			// No contact to hand over (D43).
+			b.Status, b.SentAt = carteiro.BroadcastSent, &now
+			b.RecipientsTotal = b.RecipientsQueued + b.RecipientsFailed
+			_, err = tx.SetBroadcastStatus(ctx, b, carteiro.BroadcastSending)
+			return err
+		}
+		chunks := make([]store.BroadcastChunk, len(bounds))
+		jobs := make([]Job, len(bounds))
+		for i, upto := range bounds {
+			chunks[i] = store.BroadcastChunk{BroadcastID: b.ID, Seq: int64(i + 1), After: after, Upto: upto}
+			jobs[i] = FanOutChunkJob{BroadcastID: b.ID, Seq: int64(i + 1)}
+			after = upto
+		}
+		if err := tx.InsertBroadcastChunks(ctx, chunks); err != nil {
+			return err
+		}
+		if err := a.queue.EnqueueManyTx(ctx, tx, jobs, JobOpts{Queue: BroadcastQueue}); err != nil {
+			return err
+		}
+		// The total is now exact: the contacts walked so far and the ones
+		// just split into chunks.
+		b.RecipientsTotal = b.RecipientsQueued + b.RecipientsFailed + count
+		b.ChunksPending = int64(len(chunks))
+		b.CursorCreatedAt, b.CursorID = after.CreatedAt, after.ID
+		_, err = tx.SetBroadcastStatus(ctx, b, carteiro.BroadcastSending)
+		return err
+	})
+}
+
+// errBroadcastStopped rolls back a chunk whose broadcast was cancelled or
+// failed while it ran.
+var errBroadcastStopped = errors.New("broadcast stopped during the chunk")
+
+// errChunkMoved rolls back a chunk whose range changed between its
+// preparation and its transaction (a pause written by another run of its
+// job): it is prepared again.
+var errChunkMoved = errors.New("broadcast chunk moved")
+
+// FanOutChunk is the worker side of FanOutChunkJob (D42, D43, D45). The
+// chunk's emails are rendered before its transaction, which then checks
+// suppressions and the warmup quota, writes the emails, their events and
+// delivery jobs, adds to the broadcast's counters and deletes the chunk's
+// row: a crash repeats at most a chunk that did not commit, which created
+// nothing.
+func (a *App) FanOutChunk(ctx context.Context, id string, seq int64) error {
+	for range 3 {
+		h, err := a.prepareChunk(ctx, id, seq)
+		if err != nil || h == nil {
+			return err
+		}
+		err = a.store.InTx(ctx, func(tx *store.Tx) error { return a.handOverChunk(ctx, tx, h) })
+		if !errors.Is(err, errBroadcastStopped) && !errors.Is(err, errChunkMoved) {
+			return err
+		}
+		// Everything the chunk did is rolled back; the next round finds
+		// the broadcast stopped and drops the chunk, or renders its new
+		// range.
+	}
+	return errChunkMoved
+}
+
+// prepareChunk reads a chunk's contacts and renders their emails outside
+// any transaction: a thousand renders take tens of milliseconds of CPU
+// that neither SQLite's single writer nor PostgreSQL's row locks need to
+// wait for. nil when there is nothing left to hand over.
+func (a *App) prepareChunk(ctx context.Context, id string, seq int64) (*handover, error) {
+	chunk, err := a.store.BroadcastChunk(ctx, id, seq)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil // handed over already
+	}
+	if err != nil {
+		return nil, err
+	}
+	b, err := a.store.BroadcastByID(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	now := a.clock.Now()
+	if b.Status != carteiro.BroadcastSending {
+		return nil, a.store.DeleteBroadcastChunk(ctx, id, seq)
+	}
+	src, domainID, err := a.broadcastSending(ctx, b)
+	if broadcastCannotGoOn(err) {
+		// The template was deleted or deactivated, or the sending domain
+		// is gone: nothing more can be rendered; the broadcast fails (D43).
+		return nil, a.store.InTx(ctx, func(tx *store.Tx) error {
+			if err := tx.FailBroadcast(ctx, id, now); err != nil {
 				return err
 			}
-			more, err = a.fanOutStep(ctx, tx, b, last)
-			return err
+			return tx.DeleteBroadcastChunk(ctx, id, seq)
 		})
-		if err != nil || !more || last {
-			return err
-		}
 	}
+	if err != nil {
+		return nil, err
+	}
+	contacts, err := a.store.ContactsInRange(ctx, b.AudienceID, chunk.After, chunk.Upto)
+	if err != nil {
+		return nil, err
+	}
+	h := &handover{a: a, b: b, chunk: chunk, domainID: domainID, now: now, last: chunk.After}
+	if err := h.render(ctx, src, contacts); err != nil {
+		return nil, err
+	}
+	return h, nil
 }
 
-// fanOutStep hands over the next chunk of b's contacts. more tells that
-// contacts remain for this job's next step; when last is set they go to a
-// new job instead, enqueued here.
-func (a *App) fanOutStep(ctx context.Context, tx *store.Tx, b *carteiro.Broadcast, last bool) (more bool, err error) {
-	now := a.clock.Now()
-	src, err := a.broadcastSource(ctx, tx, b)
-	if err != nil {
-		var ce *carteiro.Error
-		if errors.As(err, &ce) {
-			// The template was deleted or deactivated: nothing more can be
-			// rendered; the broadcast fails (D43).
-			b.Status, b.UpdatedAt = carteiro.BroadcastFailed, now
-			_, err = tx.SetBroadcastStatus(ctx, b, carteiro.BroadcastSending)
-		}
-		return false, err
-	}
-	domainID := ""
-	if b.Mode == carteiro.ModeLive {
-		if domainID, err = a.senderDomain(ctx, b.OrgID, b.From.Email); err != nil {
-			b.Status, b.UpdatedAt = carteiro.BroadcastFailed, now
-			_, err = tx.SetBroadcastStatus(ctx, b, carteiro.BroadcastSending)
-			return false, err
-		}
-	}
-	contacts, err := tx.ContactsAfter(ctx, b.AudienceID, b.CursorCreatedAt, b.CursorID, fanOutChunk)
-	if err != nil {
-		return false, err
-	}
-	keys := make([]string, len(contacts))
-	for i, c := range contacts {
-		keys[i] = strings.ToLower(c.Email)
-	}
-	suppressed := map[string]bool{}
-	if len(keys) > 0 {
-		if suppressed, err = tx.SuppressedAmong(ctx, b.OrgID, keys, []string{CategoryAll, CategoryMarketing}, now); err != nil {
-			return false, err
-		}
-	}
-	var resumeAt *time.Time
-	var warmup warmupLedger
-	// The step's emails, their first events and their delivery jobs are
-	// written with one multi-row statement per table at the end.
-	deliveries := make([]Job, 0, len(contacts))
-	emails := make([]*carteiro.Email, 0, len(contacts))
-	events := make([]*carteiro.EmailEvent, 0, len(contacts))
-	var failures []emailEvents
-	for i, c := range contacts {
-		if suppressed[keys[i]] {
-			b.RecipientsFailed++
-			b.CursorCreatedAt, b.CursorID = c.CreatedAt.UnixMicro(), c.ID
-			continue
-		}
-		e, err := a.broadcastEmail(ctx, b, src, c, domainID, now)
-		if err != nil {
-			reason, ok := personalisationFailure(err)
-			if !ok {
-				return false, err // the step is retried: the contact is not lost
-			}
-			// A contact whose personalisation cannot render gets its email
-			// failed with the error (D37), the others go on.
-			failed := a.unrenderedBroadcastEmail(b, c, domainID, reason, now)
-			emails = append(emails, failed)
-			failures = append(failures, emailEvents{failed, []*carteiro.EmailEvent{a.event(failed.ID, carteiro.EventFailed, now, map[string]any{"recipient": c.Email, "error": reason})}})
-			b.RecipientsFailed++
-			b.CursorCreatedAt, b.CursorID = c.CreatedAt.UnixMicro(), c.ID
-			continue
-		}
-		if err := warmup.take(ctx, a, tx, e); err != nil {
-			var ce *carteiro.Error
-			if errors.As(err, &ce) && ce.Code == carteiro.CodeWarmupQuotaExceeded {
-				// The domain's quota for today is used up: pause here and
-				// resume with this contact tomorrow (D34).
-				next := utcDay(now).Add(24 * time.Hour)
-				resumeAt = &next
-				break
-			}
-			return false, err
-		}
-		emails = append(emails, e)
-		events = append(events, a.event(e.ID, carteiro.EventQueued, e.CreatedAt, nil))
-		deliveries = append(deliveries, DeliverJob{EmailID: e.ID})
-		b.RecipientsQueued++
-		b.CursorCreatedAt, b.CursorID = c.CreatedAt.UnixMicro(), c.ID
-	}
-	if err := warmup.flush(ctx, tx); err != nil {
-		return false, err
-	}
-	if err := tx.InsertEmails(ctx, emails); err != nil {
-		return false, err
-	}
-	if err := tx.InsertEvents(ctx, events); err != nil {
-		return false, err
-	}
-	// Failures are recorded as delivery failures are: counted in the
-	// statistics and sent to the webhooks, all of the step's at once.
-	if len(failures) > 0 {
-		if err := a.recordEventsOf(ctx, tx, failures); err != nil {
-			return false, err
-		}
-	}
-	if err := a.queue.EnqueueManyTx(ctx, tx, deliveries, JobOpts{Priority: broadcastPriority}); err != nil {
-		return false, err
-	}
-	b.UpdatedAt = now
-	switch {
-	case resumeAt != nil:
-		if err := a.queue.EnqueueTx(ctx, tx, FanOutJob{BroadcastID: b.ID}, JobOpts{ScheduledAt: *resumeAt, Queue: BroadcastQueue}); err != nil {
-			return false, err
-		}
-	case len(contacts) == fanOutChunk && !last:
-		more = true
-	case len(contacts) == fanOutChunk:
-		if err := a.queue.EnqueueTx(ctx, tx, FanOutJob{BroadcastID: b.ID}, JobOpts{Queue: BroadcastQueue}); err != nil {
-			return false, err
-		}
-	default:
-		// Every contact was handed over (D43): the total becomes what was
-		// actually walked, whatever the audience did meanwhile.
-		b.Status, b.SentAt = carteiro.BroadcastSent, &now
-		b.RecipientsTotal = b.RecipientsQueued + b.RecipientsFailed
-	}
-	if b.RecipientsTotal < b.RecipientsQueued+b.RecipientsFailed {
-		b.RecipientsTotal = b.RecipientsQueued + b.RecipientsFailed
-	}
-	_, err = tx.SetBroadcastStatus(ctx, b, carteiro.BroadcastSending)
-	return more, err
-}
-
-// broadcastSource is what every recipient's email renders from: the
-// template, or the broadcast's own html/text; the subject is the
-// broadcast's (D42).
-func (a *App) broadcastSource(ctx context.Context, tx *store.Tx, b *carteiro.Broadcast) (carteiro.TemplateSource, error) {
-	subject := b.Subject
-	if b.TemplateID == nil {
-		src := carteiro.TemplateSource{Format: carteiro.TemplateHandlebars, Subject: &subject, Text: b.Text}
-		if b.HTML != nil {
-			src.HTML = *b.HTML
-		}
-		return src, nil
-	}
-	t, err := tx.Template(ctx, b.OrgID, *b.TemplateID)
+// handOverChunk writes a prepared chunk, or as much of it as the domain's
+// warmup quota allows today.
+func (a *App) handOverChunk(ctx context.Context, tx *store.Tx, h *handover) error {
+	id, seq := h.b.ID, h.chunk.Seq
+	chunk, err := tx.TakeBroadcastChunk(ctx, id, seq)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return carteiro.TemplateSource{}, carteiro.Invalid("templateId", "invalid_value")
+		return nil // handed over meanwhile
 	case err != nil:
-		return carteiro.TemplateSource{}, err
-	case !t.IsActive:
-		return carteiro.TemplateSource{}, carteiro.Invalid("templateId", "inactive")
+		return err
+	case chunk.After != h.chunk.After:
+		return errChunkMoved
 	}
-	src := t.Source()
-	src.Subject = &subject
-	return src, nil
+	if err := h.write(ctx, tx); err != nil {
+		return err
+	}
+	progress := store.BroadcastProgress{Queued: int64(len(h.deliveries)), Failed: h.failed, ChunkDone: h.resumeAt == nil, At: h.now}
+	pending, err := tx.AddBroadcastProgress(ctx, id, progress)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return errBroadcastStopped
+	case err != nil:
+		return err
+	case h.resumeAt != nil:
+		// Paused at the domain's warmup quota: the chunk resumes after
+		// its last contact handed over tomorrow (D34).
+		chunk.After = h.last
+		if err := tx.MoveBroadcastChunk(ctx, chunk); err != nil {
+			return err
+		}
+		return a.queue.EnqueueTx(ctx, tx, FanOutChunkJob{BroadcastID: id, Seq: seq}, JobOpts{ScheduledAt: *h.resumeAt, Queue: BroadcastQueue})
+	}
+	if err := tx.DeleteBroadcastChunk(ctx, id, seq); err != nil {
+		return err
+	}
+	if pending == 0 {
+		// Every recipient is handed to the queue (D43).
+		return tx.FinishBroadcast(ctx, id, h.now)
+	}
+	return nil
 }
 
-// broadcastEmail renders one contact's email (D42): the contact's fields
-// and unsubscribeUrl over the broadcast's variables, with the RFC 8058
-// unsubscribe headers (D43).
-func (a *App) broadcastEmail(ctx context.Context, b *carteiro.Broadcast, src carteiro.TemplateSource, c *carteiro.Contact, domainID string, now time.Time) (*carteiro.Email, error) {
-	unsubscribe := a.unsubscribeURL(b.OrgID, c.Email, b.ID)
-	vars := make(map[string]any, len(b.Variables)+2)
-	for k, v := range b.Variables {
-		vars[k] = v
-	}
-	meta, err := c.Metadata.Map()
-	if err != nil {
-		return nil, fmt.Errorf("contact %s metadata: %w", c.ID, err)
-	}
-	vars["contact"] = map[string]any{"email": c.Email, "firstName": derefOr(c.FirstName), "lastName": derefOr(c.LastName), "metadata": meta}
-	vars["unsubscribeUrl"] = unsubscribe
-	out, err := a.templates.Render(ctx, src, vars)
-	if err != nil {
-		return nil, templateErr(err)
-	}
-	if out.Subject == "" || carteiro.ValidateSubject(out.Subject) != nil {
-		return nil, carteiro.Invalid("subject", "invalid_value")
-	}
-	e := &carteiro.Email{ID: uuid.Must(uuid.NewV7()).String(), OrgID: b.OrgID, Mode: b.Mode, Sandbox: b.Mode == carteiro.ModeTest,
-		DomainID: domainID, From: b.From, To: []carteiro.Address{{Email: c.Email}}, Subject: out.Subject, HTML: out.HTML, Text: out.Text,
-		Headers: map[string]string{
-			"List-Unsubscribe":      "<" + unsubscribe + ">",
-			"List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
-		},
-		BroadcastID: b.ID, Status: carteiro.EmailQueued, CreatedAt: now}
-	if b.ReplyTo != nil {
-		e.ReplyTo = []carteiro.Address{*b.ReplyTo}
-	}
-	if src.HTML == "" {
-		e.HTML = "" // a text-only broadcast
-	}
-	return e, nil
-}
-
-// personalisationFailure tells whether err is one contact's email failing
-// to render (a template error, or a subject that renders invalid for this
-// contact), and the error to record on that email. Any other error, a
-// cancelled context or the database, is not the contact's fault.
-func personalisationFailure(err error) (string, bool) {
+// broadcastCannotGoOn tells an error of broadcastSending that no retry
+// can cure (a template or domain gone) from one of the database.
+func broadcastCannotGoOn(err error) bool {
 	var ce *carteiro.Error
-	if !errors.As(err, &ce) {
-		return "", false
-	}
-	switch ce.Code {
-	case carteiro.CodeTemplateRenderError, carteiro.CodeTemplateSyntaxError:
-		reason := ce.Code
-		if r, ok := ce.Details["reason"].(string); ok && r != "" {
-			reason += ": " + r
-		}
-		return reason, true
-	case carteiro.CodeValidation:
-		if ce.Field == "subject" {
-			return "the subject rendered for this contact is invalid (empty, too long or with a line break)", true
-		}
-	}
-	return "", false
+	return errors.As(err, &ce) && ce.Code != carteiro.CodeInternal && ce.Code != carteiro.CodeServiceUnavailable
 }
 
-// unrenderedBroadcastEmail is the failed email of a contact whose email
-// could not render: it keeps the broadcast's subject as written and no
-// content, so GET /emails shows the contact and the reason.
-func (a *App) unrenderedBroadcastEmail(b *carteiro.Broadcast, c *carteiro.Contact, domainID, reason string, now time.Time) *carteiro.Email {
-	e := &carteiro.Email{ID: uuid.Must(uuid.NewV7()).String(), OrgID: b.OrgID, Mode: b.Mode, Sandbox: b.Mode == carteiro.ModeTest,
-		DomainID: domainID, From: b.From, To: []carteiro.Address{{Email: c.Email}}, Subject: b.Subject,
-		BroadcastID: b.ID, Status: carteiro.EmailFailed, LastError: reason, FailedAt: &now, CreatedAt: now}
-	if b.ReplyTo != nil {
-		e.ReplyTo = []carteiro.Address{*b.ReplyTo}
+// broadcastSending is what every recipient's email of b is made from: its
+// source and, in live mode, the sending domain. A *carteiro.Error means
+// the broadcast cannot go on.
+func (a *App) broadcastSending(ctx context.Context, b *carteiro.Broadcast) (carteiro.TemplateSource, string, error) {
+	src, err := a.broadcastSource(ctx, b)
+	if err != nil || b.Mode != carteiro.ModeLive {
+		return src, "", err
 	}
-	return e
-}
-
-func derefOr(s *string) any {
-	if s == nil {
-		return nil
-	}
-	return *s
+	domainID, err := a.senderDomain(ctx, b.OrgID, b.From.Email)
+	return src, domainID, err
 }

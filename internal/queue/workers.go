@@ -18,6 +18,7 @@ func workers(a *app.App) *river.Workers {
 	river.AddWorker(w, &webhookWorker{app: a})
 	river.AddWorker(w, &startBroadcastWorker{app: a})
 	river.AddWorker(w, &fanOutWorker{app: a})
+	river.AddWorker(w, &fanOutChunkWorker{app: a})
 	return w
 }
 
@@ -83,4 +84,13 @@ type fanOutWorker struct {
 
 func (w *fanOutWorker) Work(ctx context.Context, job *river.Job[app.FanOutJob]) error {
 	return w.app.FanOut(ctx, job.Args.BroadcastID)
+}
+
+type fanOutChunkWorker struct {
+	river.WorkerDefaults[app.FanOutChunkJob]
+	app *app.App
+}
+
+func (w *fanOutChunkWorker) Work(ctx context.Context, job *river.Job[app.FanOutChunkJob]) error {
+	return w.app.FanOutChunk(ctx, job.Args.BroadcastID, job.Args.Seq)
 }

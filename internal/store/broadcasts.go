@@ -11,7 +11,7 @@ import (
 
 const broadcastColumns = `b.id, b.org_id, b.mode, b.audience_id, b.name, b.template_id, b.subject, b.from_email, b.reply_to, b.html,
 b.text_body, b.variables, b.status, b.scheduled_at, b.sent_at, b.cancelled_at, b.recipients_total, b.recipients_queued,
-b.recipients_failed, b.cursor_created_at, b.cursor_id, b.created_at, b.updated_at, a.name`
+b.recipients_failed, b.cursor_created_at, b.cursor_id, b.chunks_pending, b.created_at, b.updated_at, a.name`
 
 const broadcastFrom = ` FROM broadcasts b LEFT JOIN audiences a ON a.id = b.audience_id `
 
@@ -23,7 +23,7 @@ func scanBroadcast(r row) (*carteiro.Broadcast, error) {
 	var created, updated int64
 	if err := r.Scan(&b.ID, &b.OrgID, &b.Mode, &b.AudienceID, &b.Name, &b.TemplateID, &b.Subject, &from, &replyTo, &b.HTML,
 		&b.Text, &vars, &b.Status, &scheduled, &sent, &cancelled, &b.RecipientsTotal, &b.RecipientsQueued,
-		&b.RecipientsFailed, &b.CursorCreatedAt, &b.CursorID, &created, &updated, &b.AudienceName); err != nil {
+		&b.RecipientsFailed, &b.CursorCreatedAt, &b.CursorID, &b.ChunksPending, &created, &updated, &b.AudienceName); err != nil {
 		return nil, err
 	}
 	addr, err := carteiro.ParseAddress("from", from)
@@ -102,12 +102,12 @@ func (q *Queries) LockSendingBroadcast(ctx context.Context, id string) (*carteir
 // of them (another request won).
 func (q *Queries) SetBroadcastStatus(ctx context.Context, b *carteiro.Broadcast, from ...carteiro.BroadcastStatus) (bool, error) {
 	args := []any{string(b.Status), microsPtr(b.ScheduledAt), microsPtr(b.SentAt), microsPtr(b.CancelledAt), b.RecipientsTotal,
-		b.RecipientsQueued, b.RecipientsFailed, b.CursorCreatedAt, b.CursorID, micros(b.UpdatedAt), b.ID}
+		b.RecipientsQueued, b.RecipientsFailed, b.CursorCreatedAt, b.CursorID, b.ChunksPending, micros(b.UpdatedAt), b.ID}
 	for _, s := range from {
 		args = append(args, string(s))
 	}
 	n, err := q.exec(ctx, `UPDATE broadcasts SET status = ?, scheduled_at = ?, sent_at = ?, cancelled_at = ?, recipients_total = ?,
-		recipients_queued = ?, recipients_failed = ?, cursor_created_at = ?, cursor_id = ?, updated_at = ?
+		recipients_queued = ?, recipients_failed = ?, cursor_created_at = ?, cursor_id = ?, chunks_pending = ?, updated_at = ?
 		WHERE id = ? AND status IN (`+placeholders(len(from))+`)`, args...)
 	if err != nil {
 		return false, fmt.Errorf("store: broadcast %s status: %w", b.ID, classify(err))

@@ -139,11 +139,19 @@ func (q *Queries) ListContacts(ctx context.Context, audienceID string, limit, of
 		audienceID, limit, offset))
 }
 
-// ContactsAfter returns up to limit contacts of an audience after the
-// (createdAt, id) position, for walking a whole audience in order.
-func (q *Queries) ContactsAfter(ctx context.Context, audienceID string, afterMicros int64, afterID string, limit int) ([]*carteiro.Contact, error) {
-	return scanContacts(q.query(ctx, `SELECT `+contactColumns+` FROM contacts WHERE audience_id = ? AND (created_at > ? OR (created_at = ? AND id > ?))
-		ORDER BY created_at, id LIMIT ?`, audienceID, afterMicros, afterMicros, afterID, limit))
+// ContactKey is a contact's place in its audience's walking order, the
+// order of the contacts_by_audience index.
+type ContactKey struct {
+	CreatedAt int64 // Unix microseconds
+	ID        string
+}
+
+// ContactsInRange returns the contacts of an audience after the position
+// after, up to and including the position upto, in walking order.
+func (q *Queries) ContactsInRange(ctx context.Context, audienceID string, after, upto ContactKey) ([]*carteiro.Contact, error) {
+	return scanContacts(q.query(ctx, `SELECT `+contactColumns+` FROM contacts WHERE audience_id = ?
+		AND (created_at > ? OR (created_at = ? AND id > ?)) AND (created_at < ? OR (created_at = ? AND id <= ?))
+		ORDER BY created_at, id`, audienceID, after.CreatedAt, after.CreatedAt, after.ID, upto.CreatedAt, upto.CreatedAt, upto.ID))
 }
 
 func scanContacts(rs rows, err error) ([]*carteiro.Contact, error) {
