@@ -51,16 +51,17 @@ func (a *App) DeliverEmail(ctx context.Context, emailID string) error {
 			return err
 		}
 		e.Status = carteiro.EmailQueued
-	case carteiro.EmailQueued:
-		if e.BroadcastID != "" {
-			// A broadcast's cancel cancels its queued emails (D43): claim
-			// this one first, so it is either cancelled or in flight.
+	case carteiro.EmailQueued, carteiro.EmailProcessing:
+		// A broadcast's cancel cancels its queued emails (D43). An attempt
+		// claims its email (BeginAttempt below, or here for a simulated
+		// one) only if it is still queued or processing, so the email is
+		// either cancelled or in flight.
+		if e.Sandbox && e.BroadcastID != "" && e.Status == carteiro.EmailQueued {
 			ok, err := a.store.SetEmailStatusIf(ctx, e.ID, carteiro.EmailQueued, carteiro.EmailProcessing)
 			if err != nil || !ok {
 				return err
 			}
 		}
-	case carteiro.EmailProcessing:
 	default:
 		return nil // cancelled, or every recipient is final
 	}
@@ -86,9 +87,9 @@ func (a *App) DeliverEmail(ctx context.Context, emailID string) error {
 	now := a.clock.Now()
 	e.Attempts++
 	e.Status = carteiro.EmailProcessing
-	err = a.store.BeginAttempt(ctx, e, now, a.event(e.ID, carteiro.EventProcessing, now, map[string]any{"attempt": e.Attempts}))
-	if err != nil {
-		return err
+	started, err := a.store.BeginAttempt(ctx, e, now, a.event(e.ID, carteiro.EventProcessing, now, map[string]any{"attempt": e.Attempts}))
+	if err != nil || !started {
+		return err // !started: cancelled meanwhile
 	}
 
 	// From the suppression check to the end of the SMTP conversation the

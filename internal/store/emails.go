@@ -165,44 +165,45 @@ func (q *Queries) UpdateEmailProgress(ctx context.Context, e *carteiro.Email, fi
 
 // BeginAttempt records that a delivery attempt of e starts: its status,
 // attempt count, message id and first attempt time, and ev (the
-// processing event), atomically. On PostgreSQL that is one statement,
-// committed on its own, instead of a transaction's four round trips; on
-// SQLite it joins the group commit.
-func (s *Store) BeginAttempt(ctx context.Context, e *carteiro.Email, at time.Time, ev *carteiro.EmailEvent) error {
+// processing event), atomically; false, with nothing written, when the
+// email is no longer queued or processing (a broadcast's cancel won the
+// race, D43). On PostgreSQL that is one statement, committed on its own,
+// instead of a transaction's four round trips; on SQLite it joins the
+// group commit.
+func (s *Store) BeginAttempt(ctx context.Context, e *carteiro.Email, at time.Time, ev *carteiro.EmailEvent) (bool, error) {
 	if s.pool == nil {
-		return s.InGroupTx(ctx, func(tx *Tx) error {
-			if err := tx.beginAttempt(ctx, e, at); err != nil {
+		var ok bool
+		err := s.InGroupTx(ctx, func(tx *Tx) error {
+			n, err := tx.exec(ctx, beginAttemptUpdate, string(e.Status), e.Attempts, nullString(e.MessageID), micros(at), e.ID)
+			if err != nil || n == 0 {
 				return err
 			}
+			ok = true
 			return tx.InsertEvent(ctx, ev)
 		})
+		if err != nil {
+			return false, fmt.Errorf("store: begin attempt of %s: %w", e.ID, classify(err))
+		}
+		return ok, nil
 	}
 	var meta *string
 	if len(ev.Metadata) > 0 {
 		meta = jsonString(ev.Metadata)
 	}
-	_, err := s.exec(ctx, `WITH marked AS (`+beginAttemptUpdate+` RETURNING id)
+	n, err := s.exec(ctx, `WITH marked AS (`+beginAttemptUpdate+` RETURNING id)
 		INSERT INTO email_events (id, email_id, type, created_at, metadata)
 		SELECT CAST(? AS TEXT), id, CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS TEXT) FROM marked`,
 		string(e.Status), e.Attempts, nullString(e.MessageID), micros(at), e.ID,
 		ev.ID, string(ev.Type), micros(ev.Timestamp), meta)
 	if err != nil {
-		return fmt.Errorf("store: begin attempt of %s: %w", e.ID, classify(err))
+		return false, fmt.Errorf("store: begin attempt of %s: %w", e.ID, classify(err))
 	}
-	return nil
+	return n == 1, nil
 }
 
 // beginAttemptUpdate is the UPDATE of BeginAttempt, on both stores.
-const beginAttemptUpdate = `UPDATE emails SET status = ?, attempts = ?, message_id = ?, first_attempt_at = COALESCE(first_attempt_at, ?) WHERE id = ?`
-
-func (q *Queries) beginAttempt(ctx context.Context, e *carteiro.Email, at time.Time) error {
-	_, err := q.exec(ctx, beginAttemptUpdate,
-		string(e.Status), e.Attempts, nullString(e.MessageID), micros(at), e.ID)
-	if err != nil {
-		return fmt.Errorf("store: begin attempt of %s: %w", e.ID, classify(err))
-	}
-	return nil
-}
+const beginAttemptUpdate = `UPDATE emails SET status = ?, attempts = ?, message_id = ?, first_attempt_at = COALESCE(first_attempt_at, ?)
+	WHERE id = ? AND status IN ('queued', 'processing')`
 
 // FirstAttemptAt is when delivery of the email was first tried (D23's
 // 72-hour window), or nil.
