@@ -56,3 +56,39 @@ func TestInsertEmailsInOneBatch(t *testing.T) {
 		testserver.Must(t, err == nil && len(evs) == 1 && evs[0].Type == carteiro.EventQueued, "events %v %v", evs, err)
 	})
 }
+
+// TestBeginAttemptSkipsCancelledEmail: an attempt starts only on an email
+// still queued or processing; one whose broadcast's cancel committed first
+// stays cancelled, with no processing event (D43).
+func TestBeginAttemptSkipsCancelledEmail(t *testing.T) {
+	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
+		st := openStore(t, b)
+		ctx := testContext(t)
+		org := createOrg(t, st, "Cancel")
+		emails := make([]*carteiro.Email, 2)
+		for i := range emails {
+			emails[i] = &carteiro.Email{ID: uuid.NewString(), OrgID: org.ID, Mode: carteiro.ModeLive, From: carteiro.Address{Email: "news@shop.example"},
+				To: []carteiro.Address{{Email: fmt.Sprintf("c%d@x.example", i)}}, Subject: "s", Status: carteiro.EmailQueued, CreatedAt: baseTime}
+		}
+		err := st.InTx(ctx, func(tx *store.Tx) error { return tx.InsertEmails(ctx, emails) })
+		testserver.Must(t, err == nil, "insert: %v", err)
+		ok, err := st.SetEmailStatusIf(ctx, emails[1].ID, carteiro.EmailQueued, carteiro.EmailCancelled)
+		testserver.Must(t, ok && err == nil, "cancel: %v %v", ok, err)
+
+		for i, want := range []bool{true, false} {
+			e := emails[i]
+			e.Attempts, e.Status, e.MessageID = 1, carteiro.EmailProcessing, e.ID+"@shop.example"
+			ev := &carteiro.EmailEvent{ID: uuid.NewString(), EmailID: e.ID, Type: carteiro.EventProcessing, Timestamp: baseTime}
+			started, err := st.BeginAttempt(ctx, e, baseTime, ev)
+			testserver.Must(t, err == nil && started == want, "email %d: started %v, want %v (%v)", i, started, want, err)
+			got, err := st.Email(ctx, org.ID, carteiro.ModeLive, e.ID)
+			evs, evErr := st.EmailEvents(ctx, e.ID)
+			wantStatus, wantEvents := carteiro.EmailProcessing, 1
+			if !want {
+				wantStatus, wantEvents = carteiro.EmailCancelled, 0
+			}
+			testserver.Must(t, err == nil && evErr == nil && got.Status == wantStatus && len(evs) == wantEvents,
+				"email %d: status %s, %d events (%v %v)", i, got.Status, len(evs), err, evErr)
+		}
+	})
+}
