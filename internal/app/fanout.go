@@ -155,7 +155,7 @@ func (a *App) prepareChunk(ctx context.Context, id string, seq int64) (*handover
 	if err != nil {
 		return nil, err
 	}
-	h := &handover{a: a, b: b, chunk: chunk, domainID: domainID, now: now, last: chunk.After}
+	h := &handover{a: a, b: b, chunk: chunk, domainID: domainID, now: now}
 	if err := h.render(ctx, src, contacts); err != nil {
 		return nil, err
 	}
@@ -180,9 +180,13 @@ func (a *App) handOverChunk(ctx context.Context, tx *store.Tx, h *handover) erro
 	}
 	progress := store.BroadcastProgress{Queued: int64(len(h.deliveries)), Failed: h.failed, ChunkDone: h.resumeAt == nil, At: h.now}
 	pending, err := tx.AddBroadcastProgress(ctx, id, progress)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
+	if errors.Is(err, store.ErrNotFound) {
 		return errBroadcastStopped
+	}
+	if err == nil {
+		err = h.recordFailures(ctx, tx)
+	}
+	switch {
 	case err != nil:
 		return err
 	case h.resumeAt != nil:

@@ -25,6 +25,7 @@ type handover struct {
 
 	deliveries []Job
 	failed     int64
+	failures   []emailEvents // the unrenderable contacts' failed emails
 	// resumeAt is set when the domain's warmup quota for today ran out;
 	// last is then the last contact handed over or refused.
 	resumeAt *time.Time
@@ -66,6 +67,7 @@ func (h *handover) render(ctx context.Context, src carteiro.TemplateSource, cont
 // transaction, so one added before it commits is honoured.
 func (h *handover) write(ctx context.Context, tx *store.Tx) error {
 	a := h.a
+	h.failed, h.failures, h.resumeAt, h.last = 0, nil, nil, h.chunk.After
 	keys := make([]string, len(h.recipients))
 	for i, r := range h.recipients {
 		keys[i] = r.key
@@ -121,14 +123,21 @@ func (h *handover) write(ctx context.Context, tx *store.Tx) error {
 	if err := tx.InsertEvents(ctx, events); err != nil {
 		return err
 	}
-	// Failures are recorded as delivery failures are: counted in the
-	// statistics and sent to the webhooks, all of the chunk's at once.
-	if len(failures) > 0 {
-		if err := a.recordEventsOf(ctx, tx, failures); err != nil {
-			return err
-		}
-	}
+	h.failures = failures
 	return a.queue.EnqueueManyTx(ctx, tx, h.deliveries, JobOpts{Priority: broadcastPriority})
+}
+
+// recordFailures records the failed emails' events as delivery failures
+// are: counted in the statistics and sent to the webhooks, all of the
+// chunk's at once. It runs after the broadcast's row is taken: a cancel
+// holds that row while it waits for deliveries' email rows, and a delivery
+// holds its email row while it waits for the statistics rows, so taking
+// statistics rows before the broadcast's row could close a deadlock.
+func (h *handover) recordFailures(ctx context.Context, tx *store.Tx) error {
+	if len(h.failures) == 0 {
+		return nil
+	}
+	return h.a.recordEventsOf(ctx, tx, h.failures)
 }
 
 // refused counts a contact that gets no email: suppressed, or whose email
