@@ -31,7 +31,7 @@ func (a *App) Authenticate(ctx context.Context, key string) (*Principal, error) 
 	if _, ok := carteiro.KeyMode(key); !ok {
 		return nil, &carteiro.Error{Code: carteiro.CodeInvalidAPIKey}
 	}
-	k, err := a.store.APIKeyByHash(ctx, carteiro.HashKey(key))
+	k, org, err := a.store.KeyWithOrganization(ctx, carteiro.HashKey(key))
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, &carteiro.Error{Code: carteiro.CodeInvalidAPIKey}
 	}
@@ -40,10 +40,6 @@ func (a *App) Authenticate(ctx context.Context, key string) (*Principal, error) 
 	}
 	if k.RevokedAt != nil {
 		return nil, &carteiro.Error{Code: carteiro.CodeInvalidAPIKey}
-	}
-	org, err := a.store.Organization(ctx, k.OrgID)
-	if err != nil {
-		return nil, storeErr(err)
 	}
 	return &Principal{Org: org, Key: k}, nil
 }

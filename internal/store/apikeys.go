@@ -12,14 +12,23 @@ const keyColumns = `id, org_id, name, mode, permission, domain, key_hash, prefix
 
 func scanKey(r row) (*carteiro.APIKey, error) {
 	var k carteiro.APIKey
-	var created int64
-	var revoked *int64
-	if err := r.Scan(&k.ID, &k.OrgID, &k.Name, &k.Mode, &k.Permission, &k.Domain, &k.Hash, &k.Prefix, &created, &revoked); err != nil {
+	dest, finish := keyFields(&k)
+	if err := r.Scan(dest...); err != nil {
 		return nil, err
 	}
-	k.CreatedAt = fromMicros(created)
-	k.RevokedAt = fromMicrosPtr(revoked)
+	finish()
 	return &k, nil
+}
+
+// keyFields are the scan destinations of keyColumns for k, and the step
+// that converts the scanned times once Scan has filled them.
+func keyFields(k *carteiro.APIKey) (dest []any, finish func()) {
+	var created int64
+	var revoked *int64
+	return []any{&k.ID, &k.OrgID, &k.Name, &k.Mode, &k.Permission, &k.Domain, &k.Hash, &k.Prefix, &created, &revoked}, func() {
+		k.CreatedAt = fromMicros(created)
+		k.RevokedAt = fromMicrosPtr(revoked)
+	}
 }
 
 // CreateAPIKey inserts k (only its hash, never the key itself).
@@ -32,13 +41,22 @@ func (q *Queries) CreateAPIKey(ctx context.Context, k *carteiro.APIKey) error {
 	return nil
 }
 
-// APIKeyByHash finds a key by the SHA-256 of its secret, revoked or not.
-func (q *Queries) APIKeyByHash(ctx context.Context, hash string) (*carteiro.APIKey, error) {
-	k, err := scanKey(q.queryRow(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE key_hash = ?`, hash))
+// KeyWithOrganization finds a key by the SHA-256 of its secret, revoked
+// or not, with its organization: what every authenticated request needs,
+// in one statement (one round trip to PostgreSQL instead of two).
+func (q *Queries) KeyWithOrganization(ctx context.Context, hash string) (*carteiro.APIKey, *carteiro.Organization, error) {
+	var k carteiro.APIKey
+	var o carteiro.Organization
+	keyDest, keyDone := keyFields(&k)
+	orgDest, orgDone := orgFields(&o)
+	err := q.queryRow(ctx, `SELECT `+qualified("k", keyColumns)+`, `+qualified("o", orgColumns)+`
+		FROM api_keys k JOIN organizations o ON o.id = k.org_id WHERE k.key_hash = ?`, hash).Scan(append(keyDest, orgDest...)...)
 	if err != nil {
-		return nil, fmt.Errorf("store: API key by hash: %w", classify(err))
+		return nil, nil, fmt.Errorf("store: API key by hash: %w", classify(err))
 	}
-	return k, nil
+	keyDone()
+	orgDone()
+	return &k, &o, nil
 }
 
 // APIKey returns one key by id.

@@ -38,11 +38,15 @@ func TestAPIKeyRoundTrip(t *testing.T) {
 			t.Fatalf("create: %v", err)
 		}
 
-		got, err := st.APIKeyByHash(ctx, want.Hash)
+		got, gotOrg, err := st.KeyWithOrganization(ctx, want.Hash)
 		if err != nil {
 			t.Fatalf("by hash: %v", err)
 		}
 		checkKey(t, got, want)
+		if gotOrg.ID != org.ID || gotOrg.Name != org.Name {
+			t.Errorf("the key's organization = %+v, want %+v", gotOrg, org)
+		}
+		sameTime(t, "the key's organization's CreatedAt", gotOrg.CreatedAt, org.CreatedAt)
 
 		got, err = st.APIKey(ctx, want.ID)
 		if err != nil {
@@ -74,7 +78,7 @@ func TestAPIKeyLookupErrors(t *testing.T) {
 			t.Fatalf("create: %v", err)
 		}
 
-		if _, err := st.APIKeyByHash(ctx, carteiro.HashKey("svc_live_unknown")); !errors.Is(err, store.ErrNotFound) {
+		if _, _, err := st.KeyWithOrganization(ctx, carteiro.HashKey("svc_live_unknown")); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("unknown hash: err = %v, want ErrNotFound", err)
 		}
 		if _, err := st.APIKey(ctx, uuid.NewString()); !errors.Is(err, store.ErrNotFound) {
@@ -166,7 +170,7 @@ func TestRevokeAPIKeyKeepsFirstTime(t *testing.T) {
 		sameTimePtr(t, "RevokedAt after two revocations", got.RevokedAt, &firstRevoke)
 
 		// Authentication finds revoked keys too, to answer INVALID_API_KEY (D11).
-		byHash, err := st.APIKeyByHash(ctx, k.Hash)
+		byHash, _, err := st.KeyWithOrganization(ctx, k.Hash)
 		if err != nil {
 			t.Fatalf("revoked key by hash: %v", err)
 		}

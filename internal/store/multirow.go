@@ -52,6 +52,15 @@ func columnNames(columns string) []string {
 	return names
 }
 
+// qualified prefixes each column of a list with a table alias, for joins.
+func qualified(alias, columns string) string {
+	names := columnNames(columns)
+	for i, n := range names {
+		names[i] = alias + "." + n
+	}
+	return strings.Join(names, ", ")
+}
+
 // upsertRows is insertRows with an ON CONFLICT clause (onConflict, "" for
 // none) after each statement's rows. Each statement takes its rows in
 // order, so a caller that sorts its rows locks them in that order.

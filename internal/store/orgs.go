@@ -11,12 +11,19 @@ const orgColumns = `id, name, password_hash, totp_secret, created_at`
 
 func scanOrg(r row) (*carteiro.Organization, error) {
 	var o carteiro.Organization
-	var created int64
-	if err := r.Scan(&o.ID, &o.Name, &o.PasswordHash, &o.TOTPSecret, &created); err != nil {
+	dest, finish := orgFields(&o)
+	if err := r.Scan(dest...); err != nil {
 		return nil, err
 	}
-	o.CreatedAt = fromMicros(created)
+	finish()
 	return &o, nil
+}
+
+// orgFields are the scan destinations of orgColumns for o, and the step
+// that converts the scanned time once Scan has filled them.
+func orgFields(o *carteiro.Organization) (dest []any, finish func()) {
+	var created int64
+	return []any{&o.ID, &o.Name, &o.PasswordHash, &o.TOTPSecret, &created}, func() { o.CreatedAt = fromMicros(created) }
 }
 
 // CreateOrganization inserts o.
