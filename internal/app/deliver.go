@@ -284,7 +284,7 @@ func (a *App) recordAttempt(ctx context.Context, e *carteiro.Email, all, pending
 				return err
 			}
 		}
-		if err := a.recordEvents(ctx, tx, e, events); err != nil {
+		if err := tx.UpdateEmailProgress(ctx, e, nil); err != nil {
 			return err
 		}
 		for _, b := range bounces {
@@ -292,13 +292,12 @@ func (a *App) recordAttempt(ctx context.Context, e *carteiro.Email, all, pending
 				return err
 			}
 		}
-		if err := tx.UpdateEmailProgress(ctx, e, nil); err != nil {
-			return err
-		}
 		if !retryAt.IsZero() {
-			return a.queue.EnqueueTx(ctx, tx, DeliverJob{EmailID: e.ID}, JobOpts{ScheduledAt: retryAt, Priority: deliveryPriority(e)})
+			if err := a.queue.EnqueueTx(ctx, tx, DeliverJob{EmailID: e.ID}, JobOpts{ScheduledAt: retryAt, Priority: deliveryPriority(e)}); err != nil {
+				return err
+			}
 		}
-		return nil
+		return a.recordEvents(ctx, tx, e, events)
 	})
 }
 
@@ -308,16 +307,18 @@ func (a *App) failAll(ctx context.Context, e *carteiro.Email, pending []*carteir
 	a.logger.ErrorContext(ctx, "email cannot be sent", "email_id", e.ID, "err", reason)
 	e.Status, e.FailedAt, e.LastError = carteiro.EmailFailed, &now, reason
 	return a.store.InGroupTx(ctx, func(tx *store.Tx) error {
+		var events []*carteiro.EmailEvent
 		for _, r := range pending {
 			r.Status, r.LastMessage, r.UpdatedAt = carteiro.RecipientFailed, reason, now
 			if err := tx.UpdateRecipient(ctx, r); err != nil {
 				return err
 			}
-			if err := a.recordEvents(ctx, tx, e, []*carteiro.EmailEvent{a.event(e.ID, carteiro.EventFailed, now, map[string]any{"recipient": r.Address, "error": reason})}); err != nil {
-				return err
-			}
+			events = append(events, a.event(e.ID, carteiro.EventFailed, now, map[string]any{"recipient": r.Address, "error": reason}))
 		}
-		return tx.UpdateEmailProgress(ctx, e, nil)
+		if err := tx.UpdateEmailProgress(ctx, e, nil); err != nil {
+			return err
+		}
+		return a.recordEvents(ctx, tx, e, events)
 	})
 }
 

@@ -23,7 +23,9 @@ func (WebhookDeliveryJob) Kind() string { return "webhook_delivery" }
 // recordEvents appends events to e's timeline and, in the same transaction,
 // creates one delivery (and its job) per subscribed webhook and counts the
 // events in the statistics (D47, D54). Nothing is sent from a goroutine a
-// restart would lose: the jobs are committed with the events.
+// restart would lose: the jobs are committed with the events. It is the
+// last write of its transaction (see the counters below): callers update
+// the email and its recipients first.
 func (a *App) recordEvents(ctx context.Context, tx *store.Tx, e *carteiro.Email, evs []*carteiro.EmailEvent) error {
 	return a.recordEventsOf(ctx, tx, []emailEvents{{email: e, events: evs}})
 }
@@ -46,9 +48,6 @@ func (a *App) recordEventsOf(ctx context.Context, tx *store.Tx, batch []emailEve
 		adds = append(adds, statsAdditions(b.email, b.events)...)
 	}
 	if err := tx.InsertEvents(ctx, all); err != nil {
-		return err
-	}
-	if err := tx.AddStats(ctx, adds...); err != nil {
 		return err
 	}
 	var hooks []*carteiro.Webhook
@@ -80,7 +79,13 @@ func (a *App) recordEventsOf(ctx context.Context, tx *store.Tx, batch []emailEve
 			}
 		}
 	}
-	return nil
+	// The counters last: their rows are shared by every email of the
+	// organization's hour, and a row stays locked from this statement to
+	// the commit, so the shorter that is, the less other transactions
+	// wait. It also puts them after the email's own row, in every
+	// transaction, so two transactions never take the two in opposite
+	// orders.
+	return tx.AddStats(ctx, adds...)
 }
 
 // newDelivery stores a pending delivery; an active webhook gets its job at

@@ -169,10 +169,10 @@ func (a *App) applyReport(ctx context.Context, tx *store.Tx, e *carteiro.Email, 
 	if e.Status != carteiro.EmailCancelled {
 		e.Status = emailStatus(recipients)
 	}
-	if err := a.recordEvents(ctx, tx, e, events); err != nil {
+	if err := tx.UpdateEmailProgress(ctx, e, nil); err != nil {
 		return err
 	}
-	return tx.UpdateEmailProgress(ctx, e, nil)
+	return a.recordEvents(ctx, tx, e, events)
 }
 
 // suppressForBounce applies D46: 5.1.x → mailbox_not_found, a block

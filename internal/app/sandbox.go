@@ -86,10 +86,10 @@ func (a *App) simulate(ctx context.Context, e *carteiro.Email) error {
 				return err
 			}
 		}
-		if err := a.recordEvents(ctx, tx, e, events); err != nil {
+		if err := tx.UpdateEmailProgress(ctx, e, &now); err != nil {
 			return err
 		}
-		return tx.UpdateEmailProgress(ctx, e, &now)
+		return a.recordEvents(ctx, tx, e, events)
 	})
 }
 
