@@ -102,6 +102,25 @@ func SenderDomainMatches(fromDomain, verifiedDomain string) bool {
 	return from == verified || strings.HasSuffix(from, "."+verified)
 }
 
+// SenderDomainCandidates are the names a verified domain must have for
+// SenderDomainMatches(fromDomain, name): fromDomain itself and each of its
+// parents, longest first ("a.example.com", "example.com", "com"). Looking
+// them up by name finds the sending domain without reading every domain of
+// the organization.
+func SenderDomainCandidates(fromDomain string) []string {
+	from := NormalizeDomainName(fromDomain)
+	if from == "" {
+		return nil
+	}
+	names := []string{from}
+	for i := range len(from) {
+		if from[i] == '.' && i+1 < len(from) {
+			names = append(names, from[i+1:])
+		}
+	}
+	return names
+}
+
 // hasLineBreakOrNUL reports the characters that would let a value break out
 // of a header line (D12).
 func hasLineBreakOrNUL(s string) bool {

@@ -2,6 +2,7 @@ package carteiro
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -222,6 +223,28 @@ func TestSenderDomainMatches(t *testing.T) {
 	for _, c := range cases {
 		if got := SenderDomainMatches(c.from, c.verified); got != c.want {
 			t.Errorf("SenderDomainMatches(%q, %q) = %v, want %v", c.from, c.verified, got, c.want)
+		}
+	}
+}
+
+// Every candidate matches, and every name that matches is a candidate: the
+// look-up by name finds exactly the domains the rule allows.
+func TestSenderDomainCandidates(t *testing.T) {
+	t.Parallel()
+	got := SenderDomainCandidates("A.b.Example.com.")
+	want := []string{"a.b.example.com", "b.example.com", "example.com", "com"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("SenderDomainCandidates = %q, want %q", got, want)
+	}
+	if c := SenderDomainCandidates(""); len(c) != 0 {
+		t.Errorf("no from domain: candidates %q, want none", c)
+	}
+	for _, from := range []string{"example.com", "mail.example.com", "badexample.com", "example.com.evil.org", "x.y.z.example.org"} {
+		candidates := SenderDomainCandidates(from)
+		for _, verified := range []string{"example.com", "mail.example.com", "badexample.com", "evil.org", "z.example.org", "org", "com", "y.z.example.org"} {
+			if SenderDomainMatches(from, verified) != slices.Contains(candidates, verified) {
+				t.Errorf("from %q, verified %q: matches %v, but candidates are %q", from, verified, SenderDomainMatches(from, verified), candidates)
+			}
 		}
 	}
 }

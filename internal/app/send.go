@@ -181,21 +181,15 @@ func (s *senderDomains) lookup(ctx context.Context, from string) (string, error)
 // organization (a subdomain counts), else equal a verified sender. It
 // returns the domain's id, or "" for a verified sender.
 func (a *App) senderDomain(ctx context.Context, orgID, from string) (string, error) {
-	fromDomain := carteiro.DomainOf(from)
-	domains, err := a.store.ListDomains(ctx, orgID)
+	candidates := carteiro.SenderDomainCandidates(carteiro.DomainOf(from))
+	verified, err := a.store.VerifiedDomainsNamed(ctx, orgID, candidates)
 	if err != nil {
 		return "", storeErr(err)
 	}
-	var best *carteiro.Domain
-	for _, d := range domains {
-		if d.Status == carteiro.DomainVerified && carteiro.SenderDomainMatches(fromDomain, d.Name) {
-			if best == nil || len(d.Name) > len(best.Name) {
-				best = d
-			}
+	for _, name := range candidates { // longest first: the closest domain signs
+		if id, ok := verified[name]; ok {
+			return id, nil
 		}
-	}
-	if best != nil {
-		return best.ID, nil
 	}
 	s, err := a.store.SenderByEmail(ctx, orgID, strings.ToLower(from))
 	if err == nil && s.VerifiedAt != nil && s.Active {

@@ -85,6 +85,37 @@ func (q *Queries) DomainByID(ctx context.Context, id string) (*carteiro.Domain, 
 	return d, nil
 }
 
+// VerifiedDomainsNamed returns the ids of the organization's live,
+// verified domains whose names are among names, by name: the sending
+// domain's look-up, which reads only the rows it may use.
+func (q *Queries) VerifiedDomainsNamed(ctx context.Context, orgID string, names []string) (map[string]string, error) {
+	found := map[string]string{}
+	if len(names) == 0 {
+		return found, nil
+	}
+	args := []any{orgID, string(carteiro.DomainVerified)}
+	for _, n := range names {
+		args = append(args, n)
+	}
+	rs, err := q.query(ctx, `SELECT id, name FROM domains WHERE org_id = ? AND deleted_at IS NULL AND status = ?
+		AND name IN (`+placeholders(len(names))+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: verified domains: %w", classify(err))
+	}
+	defer rs.Close()
+	for rs.Next() {
+		var id, name string
+		if err := rs.Scan(&id, &name); err != nil {
+			return nil, fmt.Errorf("store: verified domains: %w", classify(err))
+		}
+		found[name] = id
+	}
+	if err := rs.Err(); err != nil {
+		return nil, fmt.Errorf("store: verified domains: %w", classify(err))
+	}
+	return found, nil
+}
+
 // ListDomains returns the live domains of an organization, newest first.
 func (q *Queries) ListDomains(ctx context.Context, orgID string) ([]*carteiro.Domain, error) {
 	return scanDomains(q.query(ctx, `SELECT `+domainColumns+` FROM domains WHERE org_id = ? AND deleted_at IS NULL ORDER BY created_at DESC, id DESC`, orgID))

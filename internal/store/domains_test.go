@@ -298,3 +298,48 @@ func TestDomainsDue(t *testing.T) {
 		}
 	})
 }
+
+// The sending domain's look-up (D17) finds only live, verified domains of
+// the organization, by exact name.
+func TestVerifiedDomainsNamed(t *testing.T) {
+	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
+		st := openStore(t, b)
+		ctx := testContext(t)
+		org, other := createOrg(t, st, "acme"), createOrg(t, st, "other")
+		verify := func(d *carteiro.Domain) {
+			t.Helper()
+			d.Status, d.VerifiedAt = carteiro.DomainVerified, ptr(baseTime)
+			if err := st.UpdateDomainCheck(ctx, d); err != nil {
+				t.Fatalf("verify %s: %v", d.Name, err)
+			}
+		}
+		parent := createDomain(t, st, org.ID, "example.com", baseTime)
+		verify(parent)
+		child := createDomain(t, st, org.ID, "mail.example.com", baseTime)
+		verify(child)
+		createDomain(t, st, org.ID, "pending.example.com", baseTime) // not verified
+		gone := createDomain(t, st, org.ID, "gone.example.com", baseTime)
+		verify(gone)
+		if err := st.SoftDeleteDomain(ctx, org.ID, gone.ID, baseTime.Add(time.Hour)); err != nil {
+			t.Fatalf("delete: %v", err)
+		}
+		verify(createDomain(t, st, other.ID, "other.example.com", baseTime)) // another organization's
+
+		got, err := st.VerifiedDomainsNamed(ctx, org.ID, []string{"a.mail.example.com", "mail.example.com", "example.com", "com"})
+		if err != nil {
+			t.Fatalf("look-up: %v", err)
+		}
+		if len(got) != 2 || got["mail.example.com"] != child.ID || got["example.com"] != parent.ID {
+			t.Errorf("verified among mail.example.com's names = %v, want mail.example.com %s and example.com %s", got, child.ID, parent.ID)
+		}
+		for _, name := range []string{"pending.example.com", "gone.example.com", "other.example.com"} {
+			got, err := st.VerifiedDomainsNamed(ctx, org.ID, []string{name})
+			if err != nil || len(got) != 0 {
+				t.Errorf("%s: %v, %v; want nothing", name, got, err)
+			}
+		}
+		if got, err := st.VerifiedDomainsNamed(ctx, org.ID, nil); err != nil || len(got) != 0 {
+			t.Errorf("no names: %v, %v; want nothing", got, err)
+		}
+	})
+}
