@@ -35,7 +35,7 @@ func retryDelay(attempt int) time.Duration {
 // recorded in one transaction after the SMTP conversation; a crash between
 // the two repeats at most that one attempt.
 func (a *App) DeliverEmail(ctx context.Context, emailID string) error {
-	e, recipients, err := a.store.EmailForDelivery(ctx, emailID)
+	e, recipients, domain, err := a.store.EmailForDelivery(ctx, emailID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil
 	}
@@ -78,7 +78,7 @@ func (a *App) DeliverEmail(ctx context.Context, emailID string) error {
 		return nil
 	}
 
-	data, err := a.message(ctx, e)
+	data, err := a.message(e, domain)
 	if err != nil {
 		// Nothing can be sent (for example the domain's key is gone): the
 		// email fails for every pending recipient, no retry.
@@ -122,8 +122,9 @@ func (a *App) DeliverEmail(ctx context.Context, emailID string) error {
 	return a.recordAttempt(ctx, e, recipients, pending, keep, results, dropEvents)
 }
 
-// message builds and signs the MIME message of e.
-func (a *App) message(ctx context.Context, e *carteiro.Email) ([]byte, error) {
+// message builds and signs the MIME message of e, sent from domain (nil
+// for a verified single sender, or when e's domain is gone).
+func (a *App) message(e *carteiro.Email, domain *carteiro.Domain) ([]byte, error) {
 	text := e.Text
 	if text == "" && e.HTML != "" {
 		text = render.HTMLToText(e.HTML) // D20: a plain-text part is generated
@@ -144,38 +145,37 @@ func (a *App) message(ctx context.Context, e *carteiro.Email) ([]byte, error) {
 	if e.DomainID == "" {
 		return raw, nil // a verified single sender has no DKIM key of ours
 	}
-	d, signer, err := a.domainSigner(ctx, e.DomainID)
+	if domain == nil {
+		return nil, errors.New("sending domain: deleted")
+	}
+	signer, err := a.dkimKey(domain)
 	if err != nil {
 		return nil, err
 	}
-	signed, err := (&mta.DKIMSigner{Domain: d.Name, Selector: d.DKIMSelector, Key: signer}).Sign(raw)
+	signed, err := (&mta.DKIMSigner{Domain: domain.Name, Selector: domain.DKIMSelector, Key: signer}).Sign(raw)
 	if err != nil {
 		return nil, fmt.Errorf("dkim sign: %w", err)
 	}
 	return signed, nil
 }
 
-// domainSigner returns the domain and its DKIM key, opened once and kept.
-func (a *App) domainSigner(ctx context.Context, domainID string) (*carteiro.Domain, crypto.Signer, error) {
-	d, err := a.store.DomainByID(ctx, domainID)
-	if err != nil {
-		return nil, nil, fmt.Errorf("sending domain: %w", err)
-	}
+// dkimKey returns d's DKIM key, opened once and kept.
+func (a *App) dkimKey(d *carteiro.Domain) (crypto.Signer, error) {
 	a.keysMu.Lock()
 	defer a.keysMu.Unlock()
-	if k, ok := a.keys[domainID]; ok {
-		return d, k, nil
+	if k, ok := a.keys[d.ID]; ok {
+		return k, nil
 	}
 	pem, err := a.box.Open(d.DKIMPrivateKey)
 	if err != nil {
-		return nil, nil, fmt.Errorf("open dkim key: %w", err)
+		return nil, fmt.Errorf("open dkim key: %w", err)
 	}
 	k, err := dkim.ParsePrivateKey(pem)
 	if err != nil {
-		return nil, nil, fmt.Errorf("parse dkim key: %w", err)
+		return nil, fmt.Errorf("parse dkim key: %w", err)
 	}
-	a.keys[domainID] = k
-	return d, k, nil
+	a.keys[d.ID] = k
+	return k, nil
 }
 
 // returnPath is D31's VERP address: bounces come back to the bounce host

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -260,34 +261,53 @@ func scanRecipients(rs keyRows) ([]*carteiro.Recipient, error) {
 	return out, nil
 }
 
-// EmailForDelivery returns an email, whatever its organization, and its
-// recipients in order (the delivery worker's first read): on PostgreSQL
-// both queries go in one round trip.
-func (s *Store) EmailForDelivery(ctx context.Context, id string) (*carteiro.Email, []*carteiro.Recipient, error) {
+// EmailForDelivery returns an email, whatever its organization, its
+// recipients in order and its live sending domain (nil when it has none or
+// the domain was deleted): the delivery worker's first read. On PostgreSQL
+// the three queries go in one round trip.
+func (s *Store) EmailForDelivery(ctx context.Context, id string) (*carteiro.Email, []*carteiro.Recipient, *carteiro.Domain, error) {
 	if s.pool == nil {
 		e, err := s.EmailByID(ctx, id)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		rs, err := s.Recipients(ctx, id)
-		return e, rs, err
+		if err != nil || e.DomainID == "" {
+			return e, rs, nil, err
+		}
+		d, err := s.DomainByID(ctx, e.DomainID)
+		if errors.Is(err, ErrNotFound) {
+			return e, rs, nil, nil
+		}
+		return e, rs, d, err
 	}
 	batch := &pgx.Batch{}
 	batch.Queue(rebind(`SELECT `+emailColumns+` FROM emails WHERE id = ?`), id)
 	batch.Queue(rebind(recipientsQuery), id)
+	batch.Queue(rebind(`SELECT `+domainColumns+` FROM domains WHERE id = (SELECT domain_id FROM emails WHERE id = ?) AND deleted_at IS NULL`), id)
 	results := s.pool.SendBatch(ctx, batch)
 	defer results.Close()
 	e, err := scanEmail(results.QueryRow())
 	if err != nil {
-		return nil, nil, fmt.Errorf("store: email %s: %w", id, classify(err))
+		return nil, nil, nil, fmt.Errorf("store: email %s: %w", id, classify(err))
 	}
-	rs, err := results.Query()
+	rows, err := results.Query()
 	if err != nil {
-		return nil, nil, fmt.Errorf("store: recipients: %w", classify(err))
+		return nil, nil, nil, fmt.Errorf("store: recipients: %w", classify(err))
 	}
-	defer rs.Close()
-	recipients, err := scanRecipients(rs)
-	return e, recipients, err
+	recipients, err := scanRecipients(rows)
+	rows.Close()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	d, err := scanDomain(results.QueryRow())
+	if errors.Is(classify(err), ErrNotFound) {
+		return e, recipients, nil, nil
+	}
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("store: sending domain of %s: %w", id, classify(err))
+	}
+	return e, recipients, d, nil
 }
 
 // UpdateRecipient stores one recipient's outcome.

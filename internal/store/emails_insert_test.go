@@ -1,8 +1,10 @@
 package store_test
 
 import (
+	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -90,5 +92,38 @@ func TestBeginAttemptSkipsCancelledEmail(t *testing.T) {
 			testserver.Must(t, err == nil && evErr == nil && got.Status == wantStatus && len(evs) == wantEvents,
 				"email %d: status %s, %d events (%v %v)", i, got.Status, len(evs), err, evErr)
 		}
+	})
+}
+
+// The delivery worker's first read brings the email, its recipients and
+// its live sending domain; a domain deleted since the accept is nil, and
+// so is the domain of an email sent from a verified single sender.
+func TestEmailForDeliveryReadsItsDomain(t *testing.T) {
+	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
+		st := openStore(t, b)
+		ctx := testContext(t)
+		org := createOrg(t, st, "Delivery")
+		d := createDomain(t, st, org.ID, "shop.example", baseTime)
+		signed := &carteiro.Email{ID: uuid.NewString(), OrgID: org.ID, Mode: carteiro.ModeLive, DomainID: d.ID, From: carteiro.Address{Email: "news@shop.example"},
+			To: []carteiro.Address{{Email: "a@x.example"}, {Email: "b@x.example"}}, Subject: "s", Status: carteiro.EmailQueued, CreatedAt: baseTime}
+		single := &carteiro.Email{ID: uuid.NewString(), OrgID: org.ID, Mode: carteiro.ModeLive, From: carteiro.Address{Email: "me@gmail.example"},
+			To: []carteiro.Address{{Email: "c@x.example"}}, Subject: "s", Status: carteiro.EmailQueued, CreatedAt: baseTime}
+		err := st.InTx(ctx, func(tx *store.Tx) error { return tx.InsertEmails(ctx, []*carteiro.Email{signed, single}) })
+		testserver.Must(t, err == nil, "insert: %v", err)
+
+		e, rs, got, err := st.EmailForDelivery(ctx, signed.ID)
+		testserver.Must(t, err == nil && e.ID == signed.ID && len(rs) == 2 && rs[1].Address == "b@x.example", "read: %+v %v %v", e, rs, err)
+		testserver.Must(t, got != nil && got.ID == d.ID && got.Name == "shop.example" && got.DKIMPrivateKey == d.DKIMPrivateKey && got.DKIMSelector == d.DKIMSelector,
+			"sending domain = %+v, want %+v", got, d)
+
+		_, rs, got, err = st.EmailForDelivery(ctx, single.ID)
+		testserver.Must(t, err == nil && len(rs) == 1 && got == nil, "single sender: domain %+v, %d recipients, %v", got, len(rs), err)
+
+		testserver.Must(t, st.SoftDeleteDomain(ctx, org.ID, d.ID, baseTime.Add(time.Hour)) == nil, "delete domain")
+		e, _, got, err = st.EmailForDelivery(ctx, signed.ID)
+		testserver.Must(t, err == nil && e.ID == signed.ID && got == nil, "deleted domain: %+v, %v", got, err)
+
+		_, _, _, err = st.EmailForDelivery(ctx, uuid.NewString())
+		testserver.Must(t, errors.Is(err, store.ErrNotFound), "unknown email: %v, want ErrNotFound", err)
 	})
 }
