@@ -53,15 +53,9 @@ func (a *App) DeliverEmail(ctx context.Context, emailID string) error {
 		e.Status = carteiro.EmailQueued
 	case carteiro.EmailQueued, carteiro.EmailProcessing:
 		// A broadcast's cancel cancels its queued emails (D43). An attempt
-		// claims its email (BeginAttempt below, or here for a simulated
-		// one) only if it is still queued or processing, so the email is
-		// either cancelled or in flight.
-		if e.Sandbox && e.BroadcastID != "" && e.Status == carteiro.EmailQueued {
-			ok, err := a.store.SetEmailStatusIf(ctx, e.ID, carteiro.EmailQueued, carteiro.EmailProcessing)
-			if err != nil || !ok {
-				return err
-			}
-		}
+		// claims its email only if it is still queued or processing
+		// (BeginAttempt below; a simulated one in the transaction that
+		// records it), so the email is either cancelled or in flight.
 	default:
 		return nil // cancelled, or every recipient is final
 	}

@@ -79,8 +79,16 @@ func (a *App) simulate(ctx context.Context, e *carteiro.Email) error {
 			delivered(r)
 		}
 	}
-	e.Status = emailStatus(recipients)
+	final := emailStatus(recipients)
 	return a.store.InGroupTx(ctx, func(tx *store.Tx) error {
+		// The claim comes first, as a real attempt's BeginAttempt does: a
+		// cancel committed before it wins, and nothing is recorded.
+		e.Status = carteiro.EmailProcessing
+		claimed, err := tx.ClaimAttempt(ctx, e, now)
+		if err != nil || !claimed {
+			return err
+		}
+		e.Status = final
 		for _, r := range recipients {
 			if err := tx.UpdateRecipient(ctx, r); err != nil {
 				return err

@@ -175,8 +175,8 @@ func (s *Store) BeginAttempt(ctx context.Context, e *carteiro.Email, at time.Tim
 	if s.pool == nil {
 		var ok bool
 		err := s.InGroupTx(ctx, func(tx *Tx) error {
-			n, err := tx.exec(ctx, beginAttemptUpdate, string(e.Status), e.Attempts, nullString(e.MessageID), micros(at), e.ID)
-			if err != nil || n == 0 {
+			claimed, err := tx.ClaimAttempt(ctx, e, at)
+			if err != nil || !claimed {
 				return err
 			}
 			ok = true
@@ -202,7 +202,22 @@ func (s *Store) BeginAttempt(ctx context.Context, e *carteiro.Email, at time.Tim
 	return n == 1, nil
 }
 
-// beginAttemptUpdate is the UPDATE of BeginAttempt, on both stores.
+// ClaimAttempt is BeginAttempt's conditional update inside tx, without
+// the event: it sets e's status, attempt count, message id and first
+// attempt time, and reports false, with nothing written, when the email is
+// no longer queued or processing. A simulated (sandbox) attempt claims its
+// email with it in the transaction that records its outcome, so a
+// broadcast's cancel (D43) that commits first leaves it untouched.
+func (q *Queries) ClaimAttempt(ctx context.Context, e *carteiro.Email, at time.Time) (bool, error) {
+	n, err := q.exec(ctx, beginAttemptUpdate, string(e.Status), e.Attempts, nullString(e.MessageID), micros(at), e.ID)
+	if err != nil {
+		return false, fmt.Errorf("store: claim email %s: %w", e.ID, classify(err))
+	}
+	return n == 1, nil
+}
+
+// beginAttemptUpdate is the UPDATE of BeginAttempt and ClaimAttempt, on
+// both stores.
 const beginAttemptUpdate = `UPDATE emails SET status = ?, attempts = ?, message_id = ?, first_attempt_at = COALESCE(first_attempt_at, ?)
 	WHERE id = ? AND status IN ('queued', 'processing')`
 

@@ -95,6 +95,48 @@ func TestBeginAttemptSkipsCancelledEmail(t *testing.T) {
 	})
 }
 
+// TestClaimAttemptInsideTransaction: a simulated attempt claims its email
+// in the transaction that records it; on an email a cancel reached first
+// the claim reports false and changes nothing, on a queued one it sets the
+// attempt's fields (D43).
+func TestClaimAttemptInsideTransaction(t *testing.T) {
+	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
+		st := openStore(t, b)
+		ctx := testContext(t)
+		org := createOrg(t, st, "Claim")
+		emails := make([]*carteiro.Email, 2)
+		for i := range emails {
+			emails[i] = &carteiro.Email{ID: uuid.NewString(), OrgID: org.ID, Mode: carteiro.ModeLive, Sandbox: true, From: carteiro.Address{Email: "news@shop.example"},
+				To: []carteiro.Address{{Email: fmt.Sprintf("c%d@x.example", i)}}, Subject: "s", Status: carteiro.EmailQueued, CreatedAt: baseTime}
+		}
+		err := st.InTx(ctx, func(tx *store.Tx) error { return tx.InsertEmails(ctx, emails) })
+		testserver.Must(t, err == nil, "insert: %v", err)
+		ok, err := st.SetEmailStatusIf(ctx, emails[1].ID, carteiro.EmailQueued, carteiro.EmailCancelled)
+		testserver.Must(t, ok && err == nil, "cancel: %v %v", ok, err)
+
+		for i, want := range []bool{true, false} {
+			e := emails[i]
+			e.Attempts, e.Status, e.MessageID = 1, carteiro.EmailProcessing, e.ID+"@shop.example"
+			var claimed bool
+			err := st.InGroupTx(ctx, func(tx *store.Tx) error {
+				var err error
+				claimed, err = tx.ClaimAttempt(ctx, e, baseTime)
+				return err
+			})
+			testserver.Must(t, err == nil && claimed == want, "email %d: claimed %v, want %v (%v)", i, claimed, want, err)
+			got, err := st.Email(ctx, org.ID, carteiro.ModeLive, e.ID)
+			testserver.Must(t, err == nil, "read %d: %v", i, err)
+			if want {
+				testserver.Must(t, got.Status == carteiro.EmailProcessing && got.Attempts == 1 && got.MessageID == e.MessageID,
+					"email %d: status %s, attempts %d, message id %q", i, got.Status, got.Attempts, got.MessageID)
+			} else {
+				testserver.Must(t, got.Status == carteiro.EmailCancelled && got.Attempts == 0 && got.MessageID == "",
+					"email %d: status %s, attempts %d, message id %q", i, got.Status, got.Attempts, got.MessageID)
+			}
+		}
+	})
+}
+
 // The delivery worker's first read brings the email, its recipients and
 // its live sending domain; a domain deleted since the accept is nil, and
 // so is the domain of an email sent from a verified single sender.
