@@ -43,20 +43,61 @@ func (q *Queries) CreateAPIKey(ctx context.Context, k *carteiro.APIKey) error {
 
 // KeyWithOrganization finds a key by the SHA-256 of its secret, revoked
 // or not, with its organization: what every authenticated request needs,
-// in one statement (one round trip to PostgreSQL instead of two).
-func (q *Queries) KeyWithOrganization(ctx context.Context, hash string) (*carteiro.APIKey, *carteiro.Organization, error) {
-	var k carteiro.APIKey
-	var o carteiro.Organization
-	keyDest, keyDone := keyFields(&k)
-	orgDest, orgDone := orgFields(&o)
-	err := q.queryRow(ctx, `SELECT `+qualified("k", keyColumns)+`, `+qualified("o", orgColumns)+`
-		FROM api_keys k JOIN organizations o ON o.id = k.org_id WHERE k.key_hash = ?`, hash).Scan(append(keyDest, orgDest...)...)
-	if err != nil {
-		return nil, nil, fmt.Errorf("store: API key by hash: %w", classify(err))
+// in one statement. On PostgreSQL concurrent callers share that statement
+// (readbatch.go).
+func (s *Store) KeyWithOrganization(ctx context.Context, hash string) (*carteiro.APIKey, *carteiro.Organization, error) {
+	var found map[string]keyAndOrg
+	var err error
+	if s.keyReads != nil {
+		found, err = s.keyReads.get(ctx, []string{hash})
+	} else {
+		found, err = s.keysWithOrganizations(ctx, []string{hash})
 	}
-	keyDone()
-	orgDone()
-	return &k, &o, nil
+	if err != nil {
+		return nil, nil, err
+	}
+	ko, ok := found[hash]
+	if !ok {
+		return nil, nil, fmt.Errorf("store: API key by hash: %w", ErrNotFound)
+	}
+	return ko.key, ko.org, nil
+}
+
+type keyAndOrg struct {
+	key *carteiro.APIKey
+	org *carteiro.Organization
+}
+
+// keysWithOrganizations reads the keys whose hashes are among hashes, each
+// with its organization, by hash.
+func (q *Queries) keysWithOrganizations(ctx context.Context, hashes []string) (map[string]keyAndOrg, error) {
+	args := make([]any, len(hashes))
+	for i, h := range hashes {
+		args[i] = h
+	}
+	rs, err := q.query(ctx, `SELECT `+qualified("k", keyColumns)+`, `+qualified("o", orgColumns)+`
+		FROM api_keys k JOIN organizations o ON o.id = k.org_id WHERE k.key_hash IN (`+placeholders(len(hashes))+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: API keys by hash: %w", classify(err))
+	}
+	defer rs.Close()
+	found := make(map[string]keyAndOrg, len(hashes))
+	for rs.Next() {
+		var k carteiro.APIKey
+		var o carteiro.Organization
+		keyDest, keyDone := keyFields(&k)
+		orgDest, orgDone := orgFields(&o)
+		if err := rs.Scan(append(keyDest, orgDest...)...); err != nil {
+			return nil, fmt.Errorf("store: API keys by hash: %w", classify(err))
+		}
+		keyDone()
+		orgDone()
+		found[k.Hash] = keyAndOrg{&k, &o}
+	}
+	if err := rs.Err(); err != nil {
+		return nil, fmt.Errorf("store: API keys by hash: %w", classify(err))
+	}
+	return found, nil
 }
 
 // APIKey returns one key by id.

@@ -21,10 +21,14 @@ import (
 // flushes of concurrent commits by itself, the gain is in statements: the
 // accepted emails of every caller are written with one multi-row statement
 // per table (Tx.Joined) instead of a transaction of six round trips each.
-// PostgreSQL runs several shared transactions at once (pgGroupLoops); a
-// caller that waits on a lock in one is cut short by its lock_timeout and
-// runs again in a transaction of its own, so no lock wait holds up the
-// others, and no two shared transactions can wait on each other for long.
+// PostgreSQL runs one shared transaction at a time, as SQLite does: on a
+// machine where each round trip to the database costs more CPU than the
+// statement it carries, fewer and larger shared transactions won (API node
+// at 32 clients: 1,418-1,447 accepts/s with four loops, 1,754-2,206/s
+// with two, 2,260-2,320/s with one; docs/benchmarks.md), and one loop
+// cannot wait on itself. A caller that waits on a lock in it is cut short
+// by its lock_timeout and runs again in a transaction of its own, so no
+// lock wait holds up the others for long.
 
 // groupShape is how a store shares its commits.
 type groupShape struct {
@@ -38,7 +42,7 @@ type groupShape struct {
 
 var (
 	sqliteGroup   = groupShape{loops: 1, max: 256}
-	postgresGroup = groupShape{loops: 4, max: 64}
+	postgresGroup = groupShape{loops: 1, max: 64}
 )
 
 type groupReq struct {

@@ -39,6 +39,10 @@ type Store struct {
 
 	// group shares commits between concurrent writers.
 	group *groupCommitter
+	// keyReads and domainReads coalesce the look-ups of every accept
+	// (PostgreSQL only; see readbatch.go).
+	keyReads    *readBatcher[string, keyAndOrg]
+	domainReads *readBatcher[orgDomainName, string]
 	// gate orders suppressions against deliveries (SQLite only; see gate.go).
 	gate *localGate
 
@@ -81,6 +85,10 @@ func (s *Store) Ping(ctx context.Context) error {
 func (s *Store) Close() error {
 	if s.group != nil {
 		s.group.close()
+	}
+	if s.keyReads != nil {
+		s.keyReads.close()
+		s.domainReads.close()
 	}
 	if s.pool != nil {
 		s.pool.Close()
