@@ -190,6 +190,22 @@ func (s *SMTPServer) Messages() []ReceivedMessage {
 	return out
 }
 
+// RecipientCounts is how many accepted messages each envelope recipient
+// got, without copying the messages: a test polling for thousands of them
+// would otherwise copy every message's bytes, holding the lock that
+// delivering connections wait on.
+func (s *SMTPServer) RecipientCounts() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	counts := map[string]int{}
+	for _, m := range s.messages {
+		for _, to := range m.To {
+			counts[to]++
+		}
+	}
+	return counts
+}
+
 // clone copies the slices too, so a test editing what it got back cannot
 // change what the server recorded.
 func (m ReceivedMessage) clone() ReceivedMessage {
