@@ -38,7 +38,7 @@ func (a *App) SendEmail(ctx context.Context, p *Principal, r *SendRequest) (*Sen
 	var res *SendResult
 	// Concurrent accepts share one commit and its multi-row INSERTs (group
 	// commit): each is answered only once that commit is on disk.
-	err = a.store.InSharedTx(ctx, func(tx *store.Tx) error {
+	err = a.store.InJoinedTx(ctx, func(tx *store.Tx) error {
 		res, err = a.accept(ctx, tx, p, e, r)
 		return err
 	})

@@ -37,8 +37,10 @@ type Store struct {
 	// PostgreSQL
 	pool *pgxpool.Pool
 
-	// group shares commits between concurrent writers.
-	group *groupCommitter
+	// group shares commits between concurrent writers; joined, those of
+	// accepted emails apart (PostgreSQL only, see groupcommit.go).
+	group  *groupCommitter
+	joined *groupCommitter
 	// keyReads and domainReads coalesce the look-ups of every accept
 	// (PostgreSQL only; see readbatch.go).
 	keyReads    *readBatcher[string, keyAndOrg]
@@ -85,6 +87,9 @@ func (s *Store) Ping(ctx context.Context) error {
 func (s *Store) Close() error {
 	if s.group != nil {
 		s.group.close()
+	}
+	if s.joined != nil {
+		s.joined.close()
 	}
 	if s.keyReads != nil {
 		s.keyReads.close()
