@@ -59,6 +59,23 @@ func TestInsertEmailsInOneBatch(t *testing.T) {
 	})
 }
 
+// queuedThenCancelled stores two queued emails of orgID and cancels the
+// second, as a broadcast's cancel does (D43).
+func queuedThenCancelled(t *testing.T, st *store.Store, orgID string, sandbox bool) []*carteiro.Email {
+	t.Helper()
+	ctx := testContext(t)
+	emails := make([]*carteiro.Email, 2)
+	for i := range emails {
+		emails[i] = &carteiro.Email{ID: uuid.NewString(), OrgID: orgID, Mode: carteiro.ModeLive, Sandbox: sandbox, From: carteiro.Address{Email: "news@shop.example"},
+			To: []carteiro.Address{{Email: fmt.Sprintf("c%d@x.example", i)}}, Subject: "s", Status: carteiro.EmailQueued, CreatedAt: baseTime}
+	}
+	err := st.InTx(ctx, func(tx *store.Tx) error { return tx.InsertEmails(ctx, emails) })
+	testserver.Must(t, err == nil, "insert: %v", err)
+	ok, err := st.SetEmailStatusIf(ctx, emails[1].ID, carteiro.EmailQueued, carteiro.EmailCancelled)
+	testserver.Must(t, ok && err == nil, "cancel: %v %v", ok, err)
+	return emails
+}
+
 // TestBeginAttemptSkipsCancelledEmail: an attempt starts only on an email
 // still queued or processing; one whose broadcast's cancel committed first
 // stays cancelled, with no processing event (D43).
@@ -67,15 +84,7 @@ func TestBeginAttemptSkipsCancelledEmail(t *testing.T) {
 		st := openStore(t, b)
 		ctx := testContext(t)
 		org := createOrg(t, st, "Cancel")
-		emails := make([]*carteiro.Email, 2)
-		for i := range emails {
-			emails[i] = &carteiro.Email{ID: uuid.NewString(), OrgID: org.ID, Mode: carteiro.ModeLive, From: carteiro.Address{Email: "news@shop.example"},
-				To: []carteiro.Address{{Email: fmt.Sprintf("c%d@x.example", i)}}, Subject: "s", Status: carteiro.EmailQueued, CreatedAt: baseTime}
-		}
-		err := st.InTx(ctx, func(tx *store.Tx) error { return tx.InsertEmails(ctx, emails) })
-		testserver.Must(t, err == nil, "insert: %v", err)
-		ok, err := st.SetEmailStatusIf(ctx, emails[1].ID, carteiro.EmailQueued, carteiro.EmailCancelled)
-		testserver.Must(t, ok && err == nil, "cancel: %v %v", ok, err)
+		emails := queuedThenCancelled(t, st, org.ID, false)
 
 		for i, want := range []bool{true, false} {
 			e := emails[i]
@@ -104,15 +113,7 @@ func TestClaimAttemptInsideTransaction(t *testing.T) {
 		st := openStore(t, b)
 		ctx := testContext(t)
 		org := createOrg(t, st, "Claim")
-		emails := make([]*carteiro.Email, 2)
-		for i := range emails {
-			emails[i] = &carteiro.Email{ID: uuid.NewString(), OrgID: org.ID, Mode: carteiro.ModeLive, Sandbox: true, From: carteiro.Address{Email: "news@shop.example"},
-				To: []carteiro.Address{{Email: fmt.Sprintf("c%d@x.example", i)}}, Subject: "s", Status: carteiro.EmailQueued, CreatedAt: baseTime}
-		}
-		err := st.InTx(ctx, func(tx *store.Tx) error { return tx.InsertEmails(ctx, emails) })
-		testserver.Must(t, err == nil, "insert: %v", err)
-		ok, err := st.SetEmailStatusIf(ctx, emails[1].ID, carteiro.EmailQueued, carteiro.EmailCancelled)
-		testserver.Must(t, ok && err == nil, "cancel: %v %v", ok, err)
+		emails := queuedThenCancelled(t, st, org.ID, true)
 
 		for i, want := range []bool{true, false} {
 			e := emails[i]
