@@ -43,21 +43,22 @@ func TestLeaderWatchRestoresScheduler(t *testing.T) {
 }
 
 // strandLeader replaces River's leader row with one held by a client that
-// does not exist, valid until expires.
+// does not exist, valid until expires. One upsert, not a delete and an
+// insert: the real leader re-inserts its row whenever it finds none, and
+// did so between the two (duplicate key).
 func strandLeader(t *testing.T, db *watchDB, expires time.Time) {
 	t.Helper()
 	ctx := context.Background()
 	var err error
 	if db.sqlite != nil {
 		const format = "2006-01-02 15:04:05.000"
-		if _, err = db.sqlite.ExecContext(ctx, `DELETE FROM river_leader`); err == nil {
-			_, err = db.sqlite.ExecContext(ctx, `INSERT INTO river_leader (leader_id, elected_at, expires_at) VALUES ('ghost', ?, ?)`,
-				expires.Add(-time.Hour).UTC().Format(format), expires.UTC().Format(format))
-		}
+		_, err = db.sqlite.ExecContext(ctx, `INSERT INTO river_leader (name, leader_id, elected_at, expires_at) VALUES ('default', 'ghost', ?, ?)
+			ON CONFLICT (name) DO UPDATE SET leader_id = excluded.leader_id, elected_at = excluded.elected_at, expires_at = excluded.expires_at`,
+			expires.Add(-time.Hour).UTC().Format(format), expires.UTC().Format(format))
 	} else {
-		if _, err = db.pg.Exec(ctx, `DELETE FROM river_leader`); err == nil {
-			_, err = db.pg.Exec(ctx, `INSERT INTO river_leader (leader_id, elected_at, expires_at) VALUES ('ghost', $1, $2)`, expires.Add(-time.Hour), expires)
-		}
+		_, err = db.pg.Exec(ctx, `INSERT INTO river_leader (name, leader_id, elected_at, expires_at) VALUES ('default', 'ghost', $1, $2)
+			ON CONFLICT (name) DO UPDATE SET leader_id = excluded.leader_id, elected_at = excluded.elected_at, expires_at = excluded.expires_at`,
+			expires.Add(-time.Hour), expires)
 	}
 	if err != nil {
 		t.Fatalf("strand the leader: %v", err)
