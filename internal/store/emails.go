@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -141,29 +142,6 @@ func (q *Queries) EmailByID(ctx context.Context, id string) (*carteiro.Email, er
 	return e, nil
 }
 
-// UpdateEmailProgress stores the delivery state of e: status, attempts,
-// last error, message id and the lifecycle timestamps.
-func (q *Queries) UpdateEmailProgress(ctx context.Context, e *carteiro.Email, firstAttemptAt *time.Time) error {
-	// First-time timestamps and counters only ever move forward: another
-	// path (a complaint, an open, a DSN) may have written them since e was
-	// read, and a stale copy must not undo that.
-	_, err := q.exec(ctx, `UPDATE emails SET status = ?, attempts = ?, last_error = ?, message_id = ?,
-		sent_at = COALESCE(sent_at, ?), delivered_at = COALESCE(delivered_at, ?), bounced_at = COALESCE(bounced_at, ?),
-		failed_at = COALESCE(failed_at, ?), suppressed_at = COALESCE(suppressed_at, ?), scheduled_at = ?,
-		complained_at = COALESCE(complained_at, ?), opened_at = COALESCE(opened_at, ?), first_clicked_at = COALESCE(first_clicked_at, ?),
-		open_count = CASE WHEN open_count > ? THEN open_count ELSE ? END,
-		click_count = CASE WHEN click_count > ? THEN click_count ELSE ? END,
-		first_attempt_at = COALESCE(first_attempt_at, ?) WHERE id = ?`,
-		string(e.Status), e.Attempts, nullString(e.LastError), nullString(e.MessageID), microsPtr(e.SentAt),
-		microsPtr(e.DeliveredAt), microsPtr(e.BouncedAt), microsPtr(e.FailedAt), microsPtr(e.SuppressedAt),
-		microsPtr(e.ScheduledAt), microsPtr(e.ComplainedAt), microsPtr(e.OpenedAt), microsPtr(e.FirstClickedAt),
-		e.OpenCount, e.OpenCount, e.ClickCount, e.ClickCount, microsPtr(firstAttemptAt), e.ID)
-	if err != nil {
-		return fmt.Errorf("store: update email %s: %w", e.ID, classify(err))
-	}
-	return nil
-}
-
 // BeginAttempt records that a delivery attempt of e starts: its status,
 // attempt count, message id and first attempt time, and ev (the
 // processing event), atomically; false, with nothing written, when the
@@ -205,15 +183,41 @@ func (s *Store) BeginAttempt(ctx context.Context, e *carteiro.Email, at time.Tim
 // ClaimAttempt is BeginAttempt's conditional update inside tx, without
 // the event: it sets e's status, attempt count, message id and first
 // attempt time, and reports false, with nothing written, when the email is
-// no longer queued or processing. A simulated (sandbox) attempt claims its
-// email with it in the transaction that records its outcome, so a
-// broadcast's cancel (D43) that commits first leaves it untouched.
+// no longer queued or processing (a broadcast's cancel committed first,
+// D43). BeginAttempt runs it on SQLite, in a group commit.
 func (q *Queries) ClaimAttempt(ctx context.Context, e *carteiro.Email, at time.Time) (bool, error) {
 	n, err := q.exec(ctx, beginAttemptUpdate, string(e.Status), e.Attempts, nullString(e.MessageID), micros(at), e.ID)
 	if err != nil {
 		return false, fmt.Errorf("store: claim email %s: %w", e.ID, classify(err))
 	}
 	return n == 1, nil
+}
+
+// ClaimEmails is ClaimAttempt for many emails, as a transaction of
+// simulated attempts writes them: it moves each still queued or processing
+// email to processing, locking it, and reports which; the others (a
+// broadcast's cancel committed first, D43) are left untouched. The attempt
+// fields come with the outcome's progress (UpdateEmailsProgress).
+func (q *Queries) ClaimEmails(ctx context.Context, ids []string) (map[string]bool, error) {
+	ids = slices.Compact(slices.Sorted(slices.Values(ids))) // one lock order everywhere
+	claimed := make(map[string]bool, len(ids))
+	if len(ids) == 0 {
+		return claimed, nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	rs, err := q.queryWrite(ctx, `UPDATE emails SET status = 'processing' WHERE id IN (`+placeholders(len(ids))+`)
+		AND status IN ('queued', 'processing') RETURNING id`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: claim emails: %w", classify(err))
+	}
+	defer rs.Close()
+	if err := collectKeys(rs, claimed); err != nil {
+		return nil, fmt.Errorf("store: claim emails: %w", classify(err))
+	}
+	return claimed, nil
 }
 
 // beginAttemptUpdate is the UPDATE of BeginAttempt and ClaimAttempt, on
@@ -323,21 +327,6 @@ func (s *Store) EmailForDelivery(ctx context.Context, id string) (*carteiro.Emai
 		return nil, nil, nil, fmt.Errorf("store: sending domain of %s: %w", id, classify(err))
 	}
 	return e, recipients, d, nil
-}
-
-// UpdateRecipient stores one recipient's outcome.
-func (q *Queries) UpdateRecipient(ctx context.Context, r *carteiro.Recipient) error {
-	var code *int
-	if r.LastCode != 0 {
-		code = &r.LastCode
-	}
-	_, err := q.exec(ctx, `UPDATE email_recipients SET status = ?, last_code = ?, last_enhanced = ?, last_message = ?, updated_at = ?
-		WHERE email_id = ? AND position = ?`, string(r.Status), code, nullString(r.LastEnhanced), nullString(r.LastMessage),
-		micros(r.UpdatedAt), r.EmailID, r.Position)
-	if err != nil {
-		return fmt.Errorf("store: update recipient: %w", classify(err))
-	}
-	return nil
 }
 
 // InsertEvent appends to an email's timeline.

@@ -138,6 +138,29 @@ func TestClaimAttemptInsideTransaction(t *testing.T) {
 	})
 }
 
+// TestClaimEmailsSkipsCancelled: simulated attempts sharing a transaction
+// claim their emails with one statement; an email a cancel reached first
+// is not claimed and keeps its status (D43); one named twice counts once.
+func TestClaimEmailsSkipsCancelled(t *testing.T) {
+	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
+		st := openStore(t, b)
+		ctx := testContext(t)
+		org := createOrg(t, st, "Claims")
+		emails := queuedThenCancelled(t, st, org.ID, true)
+		var claimed map[string]bool
+		err := st.InTx(ctx, func(tx *store.Tx) error {
+			var err error
+			claimed, err = tx.ClaimEmails(ctx, []string{emails[1].ID, emails[0].ID, emails[0].ID})
+			return err
+		})
+		testserver.Must(t, err == nil && len(claimed) == 1 && claimed[emails[0].ID], "claimed %v, want only the queued email (%v)", claimed, err)
+		for i, want := range []carteiro.EmailStatus{carteiro.EmailProcessing, carteiro.EmailCancelled} {
+			got, err := st.Email(ctx, org.ID, carteiro.ModeLive, emails[i].ID)
+			testserver.Must(t, err == nil && got.Status == want, "email %d: %v %v, want %s", i, got, err, want)
+		}
+	})
+}
+
 // The delivery worker's first read brings the email, its recipients and
 // its live sending domain; a domain deleted since the accept is nil, and
 // so is the domain of an email sent from a verified single sender.

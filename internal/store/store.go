@@ -238,6 +238,14 @@ func (q *Queries) queryRowWrite(ctx context.Context, query string, args ...any) 
 	return q.q.queryRow(ctx, query, args...)
 }
 
+// queryWrite is query for INSERT/UPDATE ... RETURNING statements.
+func (q *Queries) queryWrite(ctx context.Context, query string, args ...any) (rows, error) {
+	if q.w != nil {
+		return q.w.query(ctx, query, args...)
+	}
+	return q.q.query(ctx, query, args...)
+}
+
 func redactURL(url string) string {
 	if i := strings.Index(url, "@"); i > 0 {
 		if j := strings.Index(url, "://"); j > 0 && j < i {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/carteiro/carteiro"
@@ -132,30 +134,29 @@ func scanDelivery(r row) (*carteiro.WebhookDelivery, error) {
 	return &d, nil
 }
 
-// InsertDelivery stores a new webhook delivery.
+// InsertDelivery stores a new delivery.
 func (q *Queries) InsertDelivery(ctx context.Context, d *carteiro.WebhookDelivery) error {
-	_, err := q.exec(ctx, `INSERT INTO webhook_deliveries (`+deliveryColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		d.ID, d.WebhookID, d.OrgID, nullString(d.EmailEventID), d.EventType, string(d.Payload), nil, nil, d.Attempts, nil,
-		string(d.Status), micros(d.NextRunAt), micros(d.CreatedAt))
-	if err != nil {
-		return fmt.Errorf("store: insert delivery: %w", classify(err))
+	return q.InsertDeliveries(ctx, []*carteiro.WebhookDelivery{d})
+}
+
+// InsertDeliveries stores new deliveries with multi-row statements: an
+// event's deliveries to every subscribed webhook, or those of all the
+// attempts that share a transaction.
+func (q *Queries) InsertDeliveries(ctx context.Context, ds []*carteiro.WebhookDelivery) error {
+	rows := make([][]any, len(ds))
+	for i, d := range ds {
+		rows[i] = []any{d.ID, d.WebhookID, d.OrgID, nullString(d.EmailEventID), d.EventType, string(d.Payload), nil, nil, d.Attempts, nil,
+			string(d.Status), micros(d.NextRunAt), micros(d.CreatedAt)}
+	}
+	if err := q.insertRows(ctx, "webhook_deliveries", deliveryColumns, rows); err != nil {
+		return fmt.Errorf("store: insert deliveries: %w", err)
 	}
 	return nil
 }
 
 // UpdateDelivery records an attempt's outcome.
 func (q *Queries) UpdateDelivery(ctx context.Context, d *carteiro.WebhookDelivery) error {
-	var status *int
-	if d.ResponseStatus != 0 {
-		status = &d.ResponseStatus
-	}
-	_, err := q.exec(ctx, `UPDATE webhook_deliveries SET response_status = ?, response_body = ?, attempts = ?, last_error = ?,
-		status = ?, next_run_at = ? WHERE id = ?`, status, nullString(d.ResponseBody), d.Attempts, nullString(d.LastError),
-		string(d.Status), micros(d.NextRunAt), d.ID)
-	if err != nil {
-		return fmt.Errorf("store: update delivery %s: %w", d.ID, classify(err))
-	}
-	return nil
+	return q.UpdateDeliveries(ctx, []*carteiro.WebhookDelivery{d})
 }
 
 // Delivery returns one delivery (workers).
@@ -237,21 +238,64 @@ func (q *Queries) PendingDeliveryIDs(ctx context.Context, webhookID string) ([]s
 // receiver said it is gone (410) or every attempt has failed for
 // disableAfter over at least minAttempts (D49, D50).
 func (q *Queries) RecordWebhookAttempt(ctx context.Context, id string, success, gone bool, now time.Time, disableAfter time.Duration, minAttempts int) error {
-	var err error
 	if success {
-		// Only a success that ends a failure streak writes: rewriting a row
-		// already clear took its lock until commit, so on PostgreSQL every
-		// delivery to one webhook committed after the one before it.
-		_, err = q.exec(ctx, `UPDATE webhooks SET failing_since = NULL, failed_attempts = 0
-			WHERE id = ? AND (failing_since IS NOT NULL OR failed_attempts <> 0)`, id)
-	} else {
-		_, err = q.exec(ctx, `UPDATE webhooks SET
-			status = CASE WHEN status = 'active' AND (? OR (failed_attempts + 1 >= ? AND COALESCE(failing_since, ?) <= ?)) THEN 'disabled' ELSE status END,
-			failing_since = COALESCE(failing_since, ?), failed_attempts = failed_attempts + 1, updated_at = ? WHERE id = ?`,
-			gone, minAttempts, micros(now), micros(now.Add(-disableAfter)), micros(now), micros(now), id)
+		return q.EndWebhookStreaks(ctx, []string{id})
 	}
+	_, err := q.exec(ctx, `UPDATE webhooks SET
+		status = CASE WHEN status = 'active' AND (? OR (failed_attempts + 1 >= ? AND COALESCE(failing_since, ?) <= ?)) THEN 'disabled' ELSE status END,
+		failing_since = COALESCE(failing_since, ?), failed_attempts = failed_attempts + 1, updated_at = ? WHERE id = ?`,
+		gone, minAttempts, micros(now), micros(now.Add(-disableAfter)), micros(now), micros(now), id)
 	if err != nil {
 		return fmt.Errorf("store: record webhook attempt %s: %w", id, classify(err))
+	}
+	return nil
+}
+
+// EndWebhookStreaks clears the failure streaks of the webhooks ids, after
+// successful deliveries to them, in one statement. Only a webhook with a
+// streak is written: rewriting a row already clear took its lock until
+// commit, so on PostgreSQL every delivery to one webhook committed after
+// the one before it.
+func (q *Queries) EndWebhookStreaks(ctx context.Context, ids []string) error {
+	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
+	if len(ids) == 0 {
+		return nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	_, err := q.exec(ctx, `UPDATE webhooks SET failing_since = NULL, failed_attempts = 0
+		WHERE id IN (`+placeholders(len(ids))+`) AND (failing_since IS NOT NULL OR failed_attempts <> 0)`, args...)
+	if err != nil {
+		return fmt.Errorf("store: end webhook failure streaks: %w", classify(err))
+	}
+	return nil
+}
+
+// deliveryProgressColumns are the columns of the rows UpdateDeliveries
+// joins to webhook_deliveries, with their types.
+var deliveryProgressColumns = valueColumns{
+	{"id", "TEXT"}, {"response_status", "BIGINT"}, {"response_body", "TEXT"}, {"attempts", "BIGINT"},
+	{"last_error", "TEXT"}, {"status", "TEXT"}, {"next_run_at", "BIGINT"},
+}
+
+// UpdateDeliveries is UpdateDelivery for many deliveries, in id order.
+func (q *Queries) UpdateDeliveries(ctx context.Context, ds []*carteiro.WebhookDelivery) error {
+	rows := make([][]any, len(ds))
+	for i, d := range ds {
+		var status *int
+		if d.ResponseStatus != 0 {
+			status = &d.ResponseStatus
+		}
+		rows[i] = []any{d.ID, status, nullString(d.ResponseBody), d.Attempts, nullString(d.LastError), string(d.Status), micros(d.NextRunAt)}
+	}
+	slices.SortFunc(rows, func(a, b []any) int { return strings.Compare(a[0].(string), b[0].(string)) })
+	err := q.updateFromValues(ctx, deliveryProgressColumns, rows, `UPDATE webhook_deliveries SET response_status = v.response_status,
+		response_body = v.response_body, attempts = v.attempts, last_error = v.last_error, status = v.status, next_run_at = v.next_run_at
+		FROM v WHERE webhook_deliveries.id = v.id`)
+	if err != nil {
+		return fmt.Errorf("store: update deliveries: %w", err)
 	}
 	return nil
 }
