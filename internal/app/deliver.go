@@ -272,15 +272,15 @@ func (a *App) recordAttempt(ctx context.Context, e *carteiro.Email, all, pending
 	if e.Status == carteiro.EmailFailed && e.FailedAt == nil {
 		e.FailedAt = &now
 	}
-	return a.store.InGroupTx(ctx, func(tx *store.Tx) error {
-		for _, rcpt := range pending {
-			if err := tx.UpdateRecipient(ctx, rcpt); err != nil {
-				return err
-			}
-		}
-		if err := tx.UpdateEmailProgress(ctx, e, nil); err != nil {
-			return err
-		}
+	outcome := attemptOutcome{email: e, recipients: pending, events: events}
+	// The common outcome writes nothing but joined rows, so it shares the
+	// accepts' committer, one transaction for many attempts; bounces and
+	// retries write statements of their own and keep InGroupTx.
+	commit := a.store.InJoinedTx
+	if len(bounces) > 0 || !retryAt.IsZero() {
+		commit = a.store.InGroupTx
+	}
+	return commit(ctx, func(tx *store.Tx) error {
 		for _, b := range bounces {
 			if err := a.suppressForBounce(ctx, tx, e.OrgID, b.Recipient, b); err != nil {
 				return err
@@ -291,7 +291,8 @@ func (a *App) recordAttempt(ctx context.Context, e *carteiro.Email, all, pending
 				return err
 			}
 		}
-		return a.recordEvents(ctx, tx, e, events)
+		a.joinOutcome(tx, outcome)
+		return nil
 	})
 }
 
@@ -300,19 +301,14 @@ func (a *App) failAll(ctx context.Context, e *carteiro.Email, pending []*carteir
 	now := a.clock.Now()
 	a.logger.ErrorContext(ctx, "email cannot be sent", "email_id", e.ID, "err", reason)
 	e.Status, e.FailedAt, e.LastError = carteiro.EmailFailed, &now, reason
-	return a.store.InGroupTx(ctx, func(tx *store.Tx) error {
-		var events []*carteiro.EmailEvent
-		for _, r := range pending {
-			r.Status, r.LastMessage, r.UpdatedAt = carteiro.RecipientFailed, reason, now
-			if err := tx.UpdateRecipient(ctx, r); err != nil {
-				return err
-			}
-			events = append(events, a.event(e.ID, carteiro.EventFailed, now, map[string]any{"recipient": r.Address, "error": reason}))
-		}
-		if err := tx.UpdateEmailProgress(ctx, e, nil); err != nil {
-			return err
-		}
-		return a.recordEvents(ctx, tx, e, events)
+	var events []*carteiro.EmailEvent
+	for _, r := range pending {
+		r.Status, r.LastMessage, r.UpdatedAt = carteiro.RecipientFailed, reason, now
+		events = append(events, a.event(e.ID, carteiro.EventFailed, now, map[string]any{"recipient": r.Address, "error": reason}))
+	}
+	return a.store.InJoinedTx(ctx, func(tx *store.Tx) error {
+		a.joinOutcome(tx, attemptOutcome{email: e, recipients: pending, events: events})
+		return nil
 	})
 }
 

@@ -52,6 +52,8 @@ func (a *App) recordEventsOf(ctx context.Context, tx *store.Tx, batch []emailEve
 	}
 	var hooks []*carteiro.Webhook
 	loaded := false
+	var deliveries []*carteiro.WebhookDelivery
+	var jobs []Job
 	for _, b := range batch {
 		for _, ev := range b.events {
 			typ := carteiro.WebhookType(ev.Type)
@@ -73,11 +75,21 @@ func (a *App) recordEventsOf(ctx context.Context, tx *store.Tx, batch []emailEve
 				if err != nil {
 					return err
 				}
-				if err := a.newDelivery(ctx, tx, h, ev.ID, typ, payload); err != nil {
-					return err
+				d := a.newDelivery(h, ev.ID, typ, payload)
+				deliveries = append(deliveries, d)
+				if h.Status == carteiro.WebhookActive {
+					// A paused webhook's deliveries wait, without a job,
+					// until it is active again (D50).
+					jobs = append(jobs, WebhookDeliveryJob{DeliveryID: d.ID})
 				}
 			}
 		}
+	}
+	if err := tx.InsertDeliveries(ctx, deliveries); err != nil {
+		return err
+	}
+	if err := a.queue.EnqueueManyTx(ctx, tx, jobs, JobOpts{Queue: WebhookQueue}); err != nil {
+		return err
 	}
 	// The counters last: their rows are shared by every email of the
 	// organization's hour, and a row stays locked from this statement to
@@ -88,19 +100,11 @@ func (a *App) recordEventsOf(ctx context.Context, tx *store.Tx, batch []emailEve
 	return tx.AddStats(ctx, adds...)
 }
 
-// newDelivery stores a pending delivery; an active webhook gets its job at
-// once, a paused one's waits until it is active again (D50).
-func (a *App) newDelivery(ctx context.Context, tx *store.Tx, h *carteiro.Webhook, eventID, typ string, payload []byte) error {
+// newDelivery is a pending delivery of an event to h, due now.
+func (a *App) newDelivery(h *carteiro.Webhook, eventID, typ string, payload []byte) *carteiro.WebhookDelivery {
 	now := a.clock.Now()
-	d := &carteiro.WebhookDelivery{ID: uuid.Must(uuid.NewV7()).String(), WebhookID: h.ID, OrgID: h.OrgID, EmailEventID: eventID,
+	return &carteiro.WebhookDelivery{ID: uuid.Must(uuid.NewV7()).String(), WebhookID: h.ID, OrgID: h.OrgID, EmailEventID: eventID,
 		EventType: typ, Payload: payload, Status: carteiro.DeliveryPending, NextRunAt: now, CreatedAt: now}
-	if err := tx.InsertDelivery(ctx, d); err != nil {
-		return err
-	}
-	if h.Status != carteiro.WebhookActive {
-		return nil
-	}
-	return a.queue.EnqueueTx(ctx, tx, WebhookDeliveryJob{DeliveryID: d.ID}, JobOpts{Queue: WebhookQueue})
 }
 
 // eventPayload is D47's body: {id, type, createdAt, data}.

@@ -79,25 +79,14 @@ func (a *App) simulate(ctx context.Context, e *carteiro.Email) error {
 			delivered(r)
 		}
 	}
-	final := emailStatus(recipients)
-	return a.store.InGroupTx(ctx, func(tx *store.Tx) error {
-		// The claim comes first, as a real attempt's BeginAttempt does: a
-		// cancel committed before it wins, and nothing is recorded.
-		e.Status = carteiro.EmailProcessing
-		claimed, err := tx.ClaimAttempt(ctx, e, now)
-		if err != nil || !claimed {
-			return err
-		}
-		e.Status = final
-		for _, r := range recipients {
-			if err := tx.UpdateRecipient(ctx, r); err != nil {
-				return err
-			}
-		}
-		if err := tx.UpdateEmailProgress(ctx, e, &now); err != nil {
-			return err
-		}
-		return a.recordEvents(ctx, tx, e, events)
+	e.Status = emailStatus(recipients)
+	// The outcome claims its email as it is written, as a real attempt's
+	// BeginAttempt does: a cancel committed before that wins, and nothing
+	// is recorded. Simulated attempts run no statement of their own, so
+	// they share transactions and their multi-row statements.
+	return a.store.InJoinedTx(ctx, func(tx *store.Tx) error {
+		a.joinOutcome(tx, attemptOutcome{email: e, firstAttemptAt: &now, recipients: recipients, events: events, claim: true})
+		return nil
 	})
 }
 

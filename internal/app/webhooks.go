@@ -273,8 +273,7 @@ func (a *App) TestWebhook(ctx context.Context, p *Principal, id, eventType strin
 	if err != nil {
 		return "", &carteiro.Error{Code: carteiro.CodeInternal, Err: err}
 	}
-	d := &carteiro.WebhookDelivery{ID: uuid.Must(uuid.NewV7()).String(), WebhookID: w.ID, OrgID: w.OrgID, EventType: eventType,
-		Payload: payload, Status: carteiro.DeliveryPending, NextRunAt: now, CreatedAt: now}
+	d := a.newDelivery(w, "", eventType, payload)
 	err = a.store.InTx(ctx, func(tx *store.Tx) error {
 		if err := tx.InsertDelivery(ctx, d); err != nil {
 			return err
@@ -339,21 +338,25 @@ func (a *App) DeliverWebhook(ctx context.Context, deliveryID string) error {
 	default:
 		d.Status = carteiro.DeliveryExhausted
 	}
-	// A success writes its own delivery row, and the webhook's only when it
-	// ends a failure streak, so it takes no lock that other writers hold:
-	// on PostgreSQL successes share transactions (InSharedTx), and their
-	// commits. Failures of one webhook all update its row, so they keep
-	// transactions of their own there, and a dead endpoint cannot hold up
-	// the others' shared transactions.
-	record := a.store.InGroupTx
 	if out.Success {
-		record = a.store.InSharedTx
+		// A success writes its own delivery row, and the webhook's only
+		// when it ends a failure streak, so it takes no lock that other
+		// writers hold: successes share transactions, and write their rows
+		// with one statement per table for all of them.
+		return a.store.InJoinedTx(ctx, func(tx *store.Tx) error {
+			rows := tx.Joined(webhookSuccessesKey{}, func() store.Flusher { return &webhookSuccesses{} }).(*webhookSuccesses)
+			rows.deliveries = append(rows.deliveries, d)
+			return nil
+		})
 	}
-	return record(ctx, func(tx *store.Tx) error {
+	// Failures of one webhook all update its row, so they keep
+	// transactions of their own on PostgreSQL, and a dead endpoint cannot
+	// hold up the others' shared transactions.
+	return a.store.InGroupTx(ctx, func(tx *store.Tx) error {
 		if err := tx.UpdateDelivery(ctx, d); err != nil {
 			return err
 		}
-		if err := tx.RecordWebhookAttempt(ctx, w.ID, out.Success, out.Gone, now, disableAfter, disableMinAttempts); err != nil {
+		if err := tx.RecordWebhookAttempt(ctx, w.ID, false, out.Gone, now, disableAfter, disableMinAttempts); err != nil {
 			return err
 		}
 		if !retryAt.IsZero() {
@@ -361,4 +364,26 @@ func (a *App) DeliverWebhook(ctx context.Context, deliveryID string) error {
 		}
 		return nil
 	})
+}
+
+// webhookSuccessesKey names a transaction's webhookSuccesses
+// (store.Tx.Joined).
+type webhookSuccessesKey struct{}
+
+// webhookSuccesses is every successful webhook attempt of one transaction.
+type webhookSuccesses struct {
+	deliveries []*carteiro.WebhookDelivery
+}
+
+// Flush records the attempts, then ends their webhooks' failure streaks
+// (store.Flusher).
+func (w *webhookSuccesses) Flush(ctx context.Context, tx *store.Tx) error {
+	if err := tx.UpdateDeliveries(ctx, w.deliveries); err != nil {
+		return err
+	}
+	ids := make([]string, len(w.deliveries))
+	for i, d := range w.deliveries {
+		ids[i] = d.WebhookID
+	}
+	return tx.EndWebhookStreaks(ctx, ids)
 }
