@@ -1,7 +1,9 @@
 package app
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"time"
 
 	"github.com/carteiro/carteiro"
@@ -69,6 +71,10 @@ func (r *outcomeRows) Flush(ctx context.Context, tx *store.Tx) error {
 	if err := tx.UpdateEmailsProgress(ctx, progress); err != nil {
 		return err
 	}
+	// Each group's counters are one upsert whose rows are locked in one
+	// order; the groups go in one order too, so two transactions that
+	// count for the same organizations cannot deadlock.
+	slices.SortFunc(order, func(a, b orgMode) int { return cmp.Or(cmp.Compare(a.org, b.org), cmp.Compare(a.mode, b.mode)) })
 	for _, k := range order {
 		if err := r.app.recordEventsOf(ctx, tx, groups[k]); err != nil {
 			return err

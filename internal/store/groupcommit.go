@@ -9,31 +9,29 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// Group commit. Concurrent callers of InSharedTx (and, on SQLite, of
-// InGroupTx) share one transaction: each
-// runs inside its own savepoint (callerScope), so its failure undoes only
-// its own writes, and every caller is answered only after the shared commit
-// is on disk.
+// Group commit. Concurrent callers of InJoinedTx (and, on SQLite, of
+// InGroupTx) share one transaction: each runs inside its own savepoint
+// (callerScope), opened only if it runs a statement, so its failure undoes
+// only its own writes, and every caller is answered only after the shared
+// commit is on disk.
 //
 // On SQLite, which commits one transaction at a time and waits for an
 // fsync for each (synchronous=FULL), this lifts the cap that the disk's
 // fsync rate puts on durable writes. On PostgreSQL, which overlaps the WAL
 // flushes of concurrent commits by itself, the gain is in statements: the
-// accepted emails of every caller are written with one multi-row statement
-// per table (Tx.Joined) instead of a transaction of six round trips each.
-// PostgreSQL runs several shared transactions at once (postgresGroup); a
-// caller that waits on a lock in one is cut short by its lock_timeout and
-// runs again in a transaction of its own, so no lock wait holds up the
-// others, and no two shared transactions can wait on each other for long.
-// Callers whose writes are all joined (InJoinedTx: accepted emails) have a
-// committer of their own there, one transaction at a time: they run no
-// statement each, so the fewer and larger their transactions, the fewer
-// round trips, and on a machine where a round trip costs more CPU than the
-// statement it carries that won (API node at 32 clients: 1,418-1,447
-// accepts/s with four loops, 1,754-2,206/s with two, 2,260-2,320/s with
-// one; docs/benchmarks.md). Webhook successes run statements of their own
-// in their savepoints, one after another, so one loop cut their rate to a
-// third (67-77 against 215-249 deliveries/s): they keep four.
+// callers of InJoinedTx (accepted emails, attempt outcomes, webhook
+// successes) add their rows to joined writes (Tx.Joined) and run no
+// statement of their own, and each table is written with one multi-row
+// statement for all of them. The fewer and larger those transactions, the
+// fewer round trips: two loops, where one left PostgreSQL idle while the
+// loop waited for its answers (webhook deliveries while sending:
+// 1,788-1,926/s with one loop, p99 1.3 s from event to attempt; 2,202-
+// 2,285/s with two, p99 0.1-0.2 s) and four cost an API node a third of
+// its accepts on a slower machine (docs/benchmarks.md). A caller or a
+// flush that waits on a lock past the transaction's lock_timeout is cut
+// short and runs again in a transaction of its own, so no lock wait holds
+// up the others, and the two transactions cannot wait on each other for
+// long.
 
 // groupShape is how a store shares its commits.
 type groupShape struct {
@@ -46,9 +44,8 @@ type groupShape struct {
 }
 
 var (
-	sqliteGroup    = groupShape{loops: 1, max: 256}
-	postgresGroup  = groupShape{loops: 4, max: 64}
-	postgresJoined = groupShape{loops: 1, max: 64}
+	sqliteGroup   = groupShape{loops: 1, max: 256}
+	postgresGroup = groupShape{loops: 2, max: 64}
 )
 
 type groupReq struct {
@@ -83,15 +80,14 @@ func newGroupCommitter(s *Store, shape groupShape) *groupCommitter {
 // SQLite. fn must only use tx, and its error is its own: it never fails
 // another caller's work; a panic in fn becomes fn's error on both stores. A
 // nil return means fn's writes are committed. On PostgreSQL fn runs in a
-// transaction of its own: a delivery's or a tracking hit's writes take the
-// locks of the statistics counters, which callers in different shared
-// transactions would wait on each other for (measured: accepts fell from
-// 650/s to 260/s beside deliveries), so there only InSharedTx shares.
+// transaction of its own: its statements take locks other writers wait
+// for (a suppression's gate, a job, a webhook's failure streak), and in a
+// shared transaction those would be held until the shared commit.
 func (s *Store) InGroupTx(ctx context.Context, fn func(tx *Tx) error) error {
 	if s.pool != nil {
 		return s.inOwnTx(ctx, fn)
 	}
-	return s.InSharedTx(ctx, fn)
+	return s.inShared(ctx, fn)
 }
 
 // inOwnTx runs a would-be sharer of a transaction in a transaction of its
@@ -100,27 +96,17 @@ func (s *Store) inOwnTx(ctx context.Context, fn func(tx *Tx) error) error {
 	return s.InTx(ctx, func(tx *Tx) error { return runGuarded(fn, tx) })
 }
 
-// InSharedTx is InGroupTx sharing transactions on both stores, for callers
-// that take no lock other writers hold: successful webhook attempts, whose
-// rows are their own. On PostgreSQL fn may run twice (the first run rolled
-// back), so it must not depend on what an earlier run changed in memory.
-func (s *Store) InSharedTx(ctx context.Context, fn func(tx *Tx) error) error {
-	return s.inShared(ctx, s.group, fn)
-}
-
-// InJoinedTx is InSharedTx for callers whose writes are joined (Tx.Joined)
-// and who run few statements of their own, if any: accepted emails. On
-// PostgreSQL they share one transaction at a time, apart from the other
-// sharers; on SQLite every sharer has the one writer's committer.
+// InJoinedTx is InGroupTx sharing transactions on both stores, for callers
+// whose writes are joined (Tx.Joined) and who run few statements of their
+// own, if any, and take no lock other writers hold for long. On PostgreSQL
+// fn may run twice (the first run rolled back), so it must not depend on
+// what an earlier run changed in memory.
 func (s *Store) InJoinedTx(ctx context.Context, fn func(tx *Tx) error) error {
-	g := s.group
-	if s.joined != nil {
-		g = s.joined
-	}
-	return s.inShared(ctx, g, fn)
+	return s.inShared(ctx, fn)
 }
 
-func (s *Store) inShared(ctx context.Context, g *groupCommitter, fn func(tx *Tx) error) error {
+func (s *Store) inShared(ctx context.Context, fn func(tx *Tx) error) error {
+	g := s.shared
 	req := &groupReq{fn: fn, done: make(chan error, 1)}
 	select {
 	case g.reqs <- req:

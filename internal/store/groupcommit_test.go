@@ -12,11 +12,11 @@ import (
 	"github.com/carteiro/carteiro/internal/testserver"
 )
 
-// TestInSharedTxIsolatesFailures: concurrent callers may share a commit, but
-// one caller's error or panic undoes only its own writes; the same for
-// InJoinedTx, which has a committer of its own on PostgreSQL. Callers of
-// both run at once.
-func TestInSharedTxIsolatesFailures(t *testing.T) {
+// TestSharedTransactionsIsolateFailures: concurrent callers of InJoinedTx
+// share commits on both stores, but one caller's error or panic undoes
+// only its own writes; the same for InGroupTx (shared on SQLite, a
+// transaction of its own on PostgreSQL). Callers of both run at once.
+func TestSharedTransactionsIsolateFailures(t *testing.T) {
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		st := openStore(t, b)
 		ctx := testContext(t)
@@ -25,9 +25,9 @@ func TestInSharedTxIsolatesFailures(t *testing.T) {
 		errs := make([]error, 60)
 		for i := range errs {
 			wg.Add(1)
-			share := st.InSharedTx
+			share := st.InJoinedTx
 			if (i/20)%2 == 1 { // callers 20 to 39, failures 27 and 33 among them
-				share = st.InJoinedTx
+				share = st.InGroupTx
 			}
 			go func() {
 				defer wg.Done()
@@ -105,7 +105,7 @@ func TestJoinedWritesCommitWithTheirCallers(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				errs[i] = st.InSharedTx(ctx, func(tx *store.Tx) error {
+				errs[i] = st.InJoinedTx(ctx, func(tx *store.Tx) error {
 					if i%10 == 3 {
 						return boom
 					}
@@ -134,7 +134,7 @@ func TestJoinedWritesCommitWithTheirCallers(t *testing.T) {
 		t.Logf("%s: %d callers, %d flushes", b, len(errs), flushes.Load())
 
 		// A failing flush: the caller's own write (made before it) is undone.
-		err := st.InSharedTx(ctx, func(tx *store.Tx) error {
+		err := st.InJoinedTx(ctx, func(tx *store.Tx) error {
 			if _, err := tx.SettingOrInit(ctx, "before-flush", "v"); err != nil {
 				return err
 			}

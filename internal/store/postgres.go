@@ -30,8 +30,7 @@ func openPostgres(ctx context.Context, url string) (*Store, error) {
 	}
 	s := &Store{dialect: Postgres, pool: pool}
 	s.Queries = &Queries{q: pgxQuerier{pool}, dialect: Postgres}
-	s.group = newGroupCommitter(s, postgresGroup)
-	s.joined = newGroupCommitter(s, postgresJoined)
+	s.shared = newGroupCommitter(s, postgresGroup)
 	s.keyReads = newReadBatcher(postgresReads, s.keysWithOrganizations)
 	s.domainReads = newReadBatcher(postgresReads, s.verifiedDomains)
 	return s, nil

@@ -35,7 +35,7 @@ func openSQLite(ctx context.Context, path string) (*Store, error) {
 	}
 	s := &Store{dialect: SQLite, path: path, writeDB: writeDB, readDB: readDB}
 	s.Queries = &Queries{q: sqlQuerier{readDB}, w: sqlQuerier{writeDB}, dialect: SQLite}
-	s.group = newGroupCommitter(s, sqliteGroup)
+	s.shared = newGroupCommitter(s, sqliteGroup)
 	s.gate = &localGate{}
 	return s, nil
 }

@@ -37,10 +37,9 @@ type Store struct {
 	// PostgreSQL
 	pool *pgxpool.Pool
 
-	// group shares commits between concurrent writers; joined, those of
-	// accepted emails apart (PostgreSQL only, see groupcommit.go).
-	group  *groupCommitter
-	joined *groupCommitter
+	// shared runs the transactions that concurrent writers share (see
+	// groupcommit.go).
+	shared *groupCommitter
 	// keyReads and domainReads coalesce the look-ups of every accept
 	// (PostgreSQL only; see readbatch.go).
 	keyReads    *readBatcher[string, keyAndOrg]
@@ -85,11 +84,8 @@ func (s *Store) Ping(ctx context.Context) error {
 
 // Close releases every connection.
 func (s *Store) Close() error {
-	if s.group != nil {
-		s.group.close()
-	}
-	if s.joined != nil {
-		s.joined.close()
+	if s.shared != nil {
+		s.shared.close()
 	}
 	if s.keyReads != nil {
 		s.keyReads.close()
