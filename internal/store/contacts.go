@@ -48,7 +48,7 @@ const bulkChunk = 500
 // it inserted; callers have removed duplicates inside the batch.
 func (q *Queries) InsertContactsSkippingDuplicates(ctx context.Context, audienceID string, cs []*carteiro.Contact) (map[string]bool, error) {
 	if tx := q.ownPgxTx(); tx != nil {
-		return q.copyContacts(ctx, tx, audienceID, cs)
+		return q.insertContactsFromArrays(ctx, tx, audienceID, cs)
 	}
 	inserted := make(map[string]bool, len(cs))
 	for start := 0; start < len(cs); start += bulkChunk {
@@ -77,26 +77,32 @@ func (q *Queries) InsertContactsSkippingDuplicates(ctx context.Context, audience
 	return inserted, q.addContactsCount(ctx, audienceID, int64(len(inserted)))
 }
 
-// copyContacts is the PostgreSQL path of a bulk insert: COPY into a
-// temporary table, then one INSERT ... SELECT that skips duplicates. COPY
-// moves 10,000 rows several times faster than multi-row INSERTs.
-func (q *Queries) copyContacts(ctx context.Context, tx pgx.Tx, audienceID string, cs []*carteiro.Contact) (map[string]bool, error) {
-	if _, err := tx.Exec(ctx, `CREATE TEMP TABLE contacts_import (LIKE contacts) ON COMMIT DROP`); err != nil {
-		return nil, fmt.Errorf("store: bulk insert contacts: %w", classify(err))
-	}
-	rows := make([][]any, len(cs))
+// insertContactsFromArrays is the PostgreSQL path of a bulk insert: one INSERT that
+// reads every contact from arrays (unnest), one array per column, and
+// skips duplicates. Arrays bind 10,000 rows as nine parameters, where
+// multi-row VALUES would need 90,000 (over PostgreSQL's limit) and a COPY
+// needs a temporary table, created and dropped in the catalog each time.
+func (q *Queries) insertContactsFromArrays(ctx context.Context, tx pgx.Tx, audienceID string, cs []*carteiro.Contact) (map[string]bool, error) {
+	n := len(cs)
+	ids, emails, keys, metas := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	firsts, lasts := make([]*string, n), make([]*string, n)
+	created := make([]int64, n)
+	orgID := ""
 	for i, c := range cs {
-		rows[i] = contactArgs(c)
+		ids[i], emails[i], keys[i], metas[i] = c.ID, c.Email, strings.ToLower(c.Email), string(c.Metadata.JSON())
+		firsts[i], lasts[i], created[i] = c.FirstName, c.LastName, micros(c.CreatedAt)
+		orgID = c.OrgID
 	}
-	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"contacts_import"}, columnNames(contactColumns), pgx.CopyFromRows(rows)); err != nil {
-		return nil, fmt.Errorf("store: bulk insert contacts: %w", classify(err))
-	}
-	rs, err := tx.Query(ctx, `INSERT INTO contacts (`+contactColumns+`) SELECT `+contactColumns+` FROM contacts_import
-		ON CONFLICT (audience_id, email_key) DO NOTHING RETURNING email_key`)
+	rs, err := tx.Query(ctx, `INSERT INTO contacts (`+contactColumns+`)
+		SELECT u.id, CAST($1 AS TEXT), CAST($2 AS TEXT), u.email, u.email_key, u.first_name, u.last_name, u.metadata, u.created_at
+		FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::bigint[])
+			AS u (id, email, email_key, first_name, last_name, metadata, created_at)
+		ON CONFLICT (audience_id, email_key) DO NOTHING RETURNING email_key`,
+		audienceID, orgID, ids, emails, keys, firsts, lasts, metas, created)
 	if err != nil {
 		return nil, fmt.Errorf("store: bulk insert contacts: %w", classify(err))
 	}
-	inserted := make(map[string]bool, len(cs))
+	inserted := make(map[string]bool, n)
 	err = collectKeys(rs, inserted)
 	rs.Close()
 	if err != nil {

@@ -11,6 +11,12 @@ import (
 // synchronous=FULL) and let readers wait for the writer instead of failing.
 const sqlitePragmas = "_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)&_pragma=busy_timeout(10000)&_time_format=sqlite"
 
+// writerCacheKiB is the single writer's page cache (negative: KiB), 64 MiB
+// instead of SQLite's 2 MiB: every write walks the indexes it changes,
+// and a bulk import or a shared commit of hundreds of emails touches more
+// pages than 2 MiB hold, which then come back through system calls.
+const writerCacheKiB = "-65536"
+
 func openSQLite(ctx context.Context, path string) (*Store, error) {
 	if path == "" {
 		return nil, fmt.Errorf("store: empty SQLite path")
@@ -18,7 +24,7 @@ func openSQLite(ctx context.Context, path string) (*Store, error) {
 	base := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + sqlitePragmas
 	// Writers take the lock at BEGIN, so two transactions never deadlock
 	// upgrading a read lock.
-	writeDB := openCachedSQLite(base + "&_txlock=immediate")
+	writeDB := openCachedSQLite(base + "&_txlock=immediate&_pragma=cache_size(" + writerCacheKiB + ")")
 	writeDB.SetMaxOpenConns(1)
 	writeDB.SetMaxIdleConns(1)
 	writeDB.SetConnMaxLifetime(0)
