@@ -356,7 +356,7 @@ func (a *App) DeliverWebhook(ctx context.Context, deliveryID string) error {
 		if err := tx.UpdateDelivery(ctx, d); err != nil {
 			return err
 		}
-		if err := tx.RecordWebhookAttempt(ctx, w.ID, false, out.Gone, now, disableAfter, disableMinAttempts); err != nil {
+		if err := tx.RecordWebhookFailure(ctx, w.ID, out.Gone, now, disableAfter, disableMinAttempts); err != nil {
 			return err
 		}
 		if !retryAt.IsZero() {

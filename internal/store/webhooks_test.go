@@ -25,7 +25,7 @@ func createWebhook(t *testing.T, st *store.Store) *carteiro.Webhook {
 
 // D49, D50: failures count from the first of a streak, a success ends the
 // streak, and the next failure starts a new one.
-func TestRecordWebhookAttemptTracksFailureStreaks(t *testing.T) {
+func TestWebhookFailureStreaks(t *testing.T) {
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		st := openStore(t, b)
 		ctx := testContext(t)
@@ -33,7 +33,11 @@ func TestRecordWebhookAttemptTracksFailureStreaks(t *testing.T) {
 		const disableAfter, minAttempts = 5 * 24 * time.Hour, 20
 		record := func(success bool, at time.Time) *carteiro.Webhook {
 			t.Helper()
-			if err := st.RecordWebhookAttempt(ctx, w.ID, success, false, at, disableAfter, minAttempts); err != nil {
+			err := st.RecordWebhookFailure(ctx, w.ID, false, at, disableAfter, minAttempts)
+			if success {
+				err = st.EndWebhookStreaks(ctx, []string{w.ID})
+			}
+			if err != nil {
 				t.Fatal(err)
 			}
 			got, err := st.WebhookByID(ctx, w.ID)
@@ -72,11 +76,11 @@ func TestWebhookSuccessesDoNotWaitForEachOther(t *testing.T) {
 	ctx := testContext(t)
 	w := createWebhook(t, st)
 	commitFirst := openTx(t, st, func(tx *store.Tx) error {
-		return tx.RecordWebhookAttempt(ctx, w.ID, true, false, baseTime, time.Hour, 1)
+		return tx.EndWebhookStreaks(ctx, []string{w.ID})
 	})
 	second, cancel := context.WithTimeout(ctx, 2*time.Second)
 	err := st.InTx(second, func(tx *store.Tx) error {
-		return tx.RecordWebhookAttempt(second, w.ID, true, false, baseTime, time.Hour, 1)
+		return tx.EndWebhookStreaks(second, []string{w.ID})
 	})
 	cancel()
 	firstErr := commitFirst()
