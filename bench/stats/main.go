@@ -103,13 +103,13 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) (err error) {
 	}
 	for _, name := range o.queries {
 		q := queryShapes[name]
-		size, err := check(ctx, api, svc.LiveKey, rep.history, q)
+		size, first, err := check(ctx, api, svc.LiveKey, rep.history, q)
 		if err != nil {
 			return fmt.Errorf("query %s answers wrongly: %w", name, err)
 		}
 		progress("%s: answer checked (%d buckets, %d bytes); %d clients for %s + %s", name, q.buckets(rep.history), size, o.clients, o.warmup, o.duration)
 		res := measure(ctx, api, svc.LiveKey, q.path(rep.history), o.clients, o.warmup, o.duration)
-		res.Name, res.Buckets, res.Bytes = name, q.buckets(rep.history), size
+		res.Name, res.Buckets, res.Bytes, res.First = name, q.buckets(rep.history), size, first
 		rep.results = append(rep.results, res)
 		if ctx.Err() != nil {
 			break

@@ -28,30 +28,34 @@ func (c counts) array() [7]int64 {
 
 // check asks q once and compares the answer with what seed wrote: every
 // bucket present and the totals equal to the sums written. It returns the
-// answer's size in bytes.
-func check(ctx context.Context, api *apiClient, key string, h history, q queryShape) (int, error) {
+// answer's size in bytes and how long it took: the first answer of a query
+// reads every day from the database, later ones read the settled days from
+// the service's memory (docs/architecture.md, "Statistics counters").
+func check(ctx context.Context, api *apiClient, key string, h history, q queryShape) (int, time.Duration, error) {
+	began := time.Now()
 	status, body, err := api.get(ctx, q.path(h), key)
+	took := time.Since(began)
 	if err != nil {
-		return 0, err
+		return 0, took, err
 	}
 	if status != http.StatusOK {
-		return 0, fmt.Errorf("status %d: %.300s", status, body)
+		return 0, took, fmt.Errorf("status %d: %.300s", status, body)
 	}
 	var a statsAnswer
 	if err := json.Unmarshal(body, &a); err != nil {
-		return 0, fmt.Errorf("decode: %w", err)
+		return 0, took, fmt.Errorf("decode: %w", err)
 	}
 	var totals counts
 	if err := json.Unmarshal(a.Totals, &totals); err != nil {
-		return 0, fmt.Errorf("decode totals: %w", err)
+		return 0, took, fmt.Errorf("decode totals: %w", err)
 	}
 	if want := q.buckets(h); len(a.Series) != want || a.Granularity != q.Granularity {
-		return 0, fmt.Errorf("%d %s buckets, want %d", len(a.Series), a.Granularity, want)
+		return 0, took, fmt.Errorf("%d %s buckets, want %d", len(a.Series), a.Granularity, want)
 	}
 	if got, want := totals.array(), h.want(q); got != want {
-		return 0, fmt.Errorf("totals %v, want %v", got, want)
+		return 0, took, fmt.Errorf("totals %v, want %v", got, want)
 	}
-	return len(body), nil
+	return len(body), took, nil
 }
 
 // result is one query's timing.
@@ -63,6 +67,7 @@ type result struct {
 	Errors    int
 	FirstErr  error
 	Seconds   float64
+	First     time.Duration   // the first answer's time, alone (check)
 	CPU       time.Duration   // this process's CPU time over the measured part
 	Busy      float64         // share of the machine's cores busy then, -1 if unknown
 	Latencies []time.Duration // sorted

@@ -70,6 +70,15 @@ func nextBucket(t time.Time, g string) time.Time {
 	return t.AddDate(0, 0, 1)
 }
 
+// settleAfter is how long after a UTC day ends its statistics are final.
+// Every count is stamped with the time of its event (statsAdditions), and its
+// write lands seconds later; an hour also covers clocks of several nodes
+// that disagree by less than that.
+const settleAfter = time.Hour
+
+// settledBefore is the UTC midnight before which no new count can arrive.
+func settledBefore(now time.Time) time.Time { return utcDay(now.Add(-settleAfter)) }
+
 // GetStats sums the hourly counters into buckets over [start, end], every
 // bucket present, zeros included (D54). Test mode is counted apart.
 func (a *App) GetStats(ctx context.Context, p *Principal, q StatsQuery) (*Stats, error) {
@@ -111,13 +120,17 @@ func (a *App) GetStats(ctx context.Context, p *Principal, q StatsQuery) (*Stats,
 		index[b] = len(buckets)
 		buckets = append(buckets, StatsBucket{Start: b})
 	}
-	// Days, weeks and months are whole UTC days: the store sums the hours
-	// of each day, so a year reads back 365 rows instead of 8,784.
-	step := 24 * time.Hour
+	// Days, weeks and months are whole UTC days: the store keeps day sums
+	// next to the hours, so a year reads back 365 rows instead of 8,784,
+	// and those of settled days from its memory.
+	last := nextBucket(bucketStart(end, g), g)
+	var rows []store.StatsRow
+	var err error
 	if g == "hour" {
-		step = time.Hour
+		rows, err = a.store.StatsHours(ctx, p.Org.ID, string(p.Mode()), q.Tag, q.DomainID, first, last)
+	} else {
+		rows, err = a.store.StatsDays(ctx, p.Org.ID, string(p.Mode()), q.Tag, q.DomainID, first, last, settledBefore(now))
 	}
-	rows, err := a.store.StatsSums(ctx, p.Org.ID, string(p.Mode()), q.Tag, q.DomainID, first, nextBucket(bucketStart(end, g), g), step)
 	if err != nil {
 		return nil, storeErr(err)
 	}

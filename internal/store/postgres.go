@@ -28,8 +28,8 @@ func openPostgres(ctx context.Context, url string) (*Store, error) {
 		pool.Close()
 		return nil, fmt.Errorf("store: connect PostgreSQL %s: %w", redactURL(url), classify(err))
 	}
-	s := &Store{dialect: Postgres, pool: pool}
-	s.Queries = &Queries{q: pgxQuerier{pool}, dialect: Postgres}
+	s := &Store{dialect: Postgres, pool: pool, settled: newSettledDays()}
+	s.Queries = &Queries{q: pgxQuerier{pool}, dialect: Postgres, settled: s.settled}
 	s.shared = newGroupCommitter(s, postgresGroup)
 	s.keyReads = newReadBatcher(postgresReads, s.keysWithOrganizations)
 	s.domainReads = newReadBatcher(postgresReads, s.verifiedDomains)

@@ -39,8 +39,8 @@ func openSQLite(ctx context.Context, path string) (*Store, error) {
 		_ = readDB.Close()
 		return nil, fmt.Errorf("store: open SQLite %s: %w", path, classify(err))
 	}
-	s := &Store{dialect: SQLite, path: path, writeDB: writeDB, readDB: readDB}
-	s.Queries = &Queries{q: sqlQuerier{readDB}, w: sqlQuerier{writeDB}, dialect: SQLite}
+	s := &Store{dialect: SQLite, path: path, writeDB: writeDB, readDB: readDB, settled: newSettledDays()}
+	s.Queries = &Queries{q: sqlQuerier{readDB}, w: sqlQuerier{writeDB}, dialect: SQLite, settled: s.settled}
 	s.shared = newGroupCommitter(s, sqliteGroup)
 	s.gate = &localGate{}
 	return s, nil

@@ -121,6 +121,20 @@ func (q *Queries) AddStats(ctx context.Context, adds ...StatsAddition) error {
 			rows = append(rows, &r)
 		}
 	}
+	if q.settled != nil {
+		firstDay := rows[0].start
+		for _, r := range rows {
+			if r.bucketHours == dayBucket {
+				firstDay = min(firstDay, r.start)
+			}
+		}
+		wrote := func() { q.settled.wrote(firstDay) }
+		if q.endHooks != nil {
+			*q.endHooks = append(*q.endHooks, wrote)
+		} else {
+			defer wrote() // the statement commits by itself
+		}
+	}
 	slices.SortFunc(rows, func(a, b *statsRow) int {
 		return cmp.Or(cmp.Compare(a.bucketHours, b.bucketHours), cmp.Compare(a.start, b.start),
 			cmp.Compare(a.tag, b.tag), cmp.Compare(a.domainID, b.domainID), cmp.Compare(a.shard, b.shard))

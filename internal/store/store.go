@@ -46,6 +46,8 @@ type Store struct {
 	domainReads *readBatcher[orgDomainName, string]
 	// gate orders suppressions against deliveries (SQLite only; see gate.go).
 	gate *localGate
+	// settled keeps the statistics of settled days (statscache.go).
+	settled *settledDays
 
 	*Queries // non-transactional queries (reads and single writes)
 }
@@ -109,7 +111,8 @@ type Tx struct {
 	*Queries
 	raw  any
 	gate *localGate
-	// gateHeld and afterEnd release SQLite's gate once the transaction ends.
+	// gateHeld and afterEnd release SQLite's gate, and tell the copy of
+	// settled statistics about a write, once the transaction ends.
 	gateHeld bool
 	afterEnd []func()
 	// joined is the work callers write once before the commit (Joined).
@@ -117,6 +120,13 @@ type Tx struct {
 	// scope is the running caller's savepoint in a shared transaction
 	// (InGroupTx); nil in a transaction of one caller.
 	scope *callerScope
+}
+
+// newTx is a transaction of s over q; raw is the driver's own.
+func newTx(s *Store, q querier, raw any) *Tx {
+	tx := &Tx{Queries: &Queries{q: q, dialect: s.dialect, settled: s.settled}, raw: raw, gate: s.gate}
+	tx.endHooks = &tx.afterEnd
+	return tx
 }
 
 func (t *Tx) end() {
@@ -159,8 +169,14 @@ func (s *Store) inTx(ctx context.Context, shared bool, fn func(tx *Tx) error) er
 		if shared {
 			opts.BeginQuery = pgSharedBegin
 		}
+		var tx *Tx
+		defer func() {
+			if tx != nil {
+				tx.end() // after the commit or the rollback
+			}
+		}()
 		return pgx.BeginTxFunc(ctx, s.pool, opts, func(ptx pgx.Tx) error {
-			tx := &Tx{Queries: &Queries{q: pgxQuerier{ptx}, dialect: s.dialect}, raw: ptx}
+			tx = newTx(s, pgxQuerier{ptx}, ptx)
 			if shared {
 				tx.share(uncancelableTx{ptx})
 			}
@@ -175,7 +191,7 @@ func (s *Store) inTx(ctx context.Context, shared bool, fn func(tx *Tx) error) er
 		return fmt.Errorf("store: begin: %w", classify(err))
 	}
 	defer func() { _ = stx.Rollback() }() // a no-op after Commit; frees the one write connection if fn panics
-	tx := &Tx{Queries: &Queries{q: sqlQuerier{stx}, dialect: s.dialect}, raw: stx, gate: s.gate}
+	tx := newTx(s, sqlQuerier{stx}, stx)
 	if shared {
 		tx.share(stx)
 	}
@@ -209,6 +225,11 @@ type Queries struct {
 	// w is the write side when it differs from q (SQLite outside a
 	// transaction); nil means q takes writes too.
 	w querier
+	// settled is the store's copy of settled statistics (statscache.go).
+	settled *settledDays
+	// endHooks is the transaction's list of what runs once it has
+	// committed or rolled back (Tx.afterEnd); nil outside a transaction.
+	endHooks *[]func()
 }
 
 func (q *Queries) query(ctx context.Context, query string, args ...any) (rows, error) {
