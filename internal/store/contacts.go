@@ -46,6 +46,12 @@ const bulkChunk = 500
 // InsertContactsSkippingDuplicates inserts the contacts that are not in the
 // audience yet, in chunks, and counts them. It returns the lower-case keys
 // it inserted; callers have removed duplicates inside the batch.
+//
+// The INSERTs return no rows: when a chunk inserts all of its rows, which a
+// first import does, its keys are known without reading 10,000 rows back
+// (RETURNING cost SQLite an ephemeral table and both stores a row per
+// contact, docs/benchmarks-campaigns.md); otherwise insertedOf reads which
+// of the chunk's new ids are there.
 func (q *Queries) InsertContactsSkippingDuplicates(ctx context.Context, audienceID string, cs []*carteiro.Contact) (map[string]bool, error) {
 	if tx := q.ownPgxTx(); tx != nil {
 		return q.insertContactsFromArrays(ctx, tx, audienceID, cs)
@@ -63,18 +69,56 @@ func (q *Queries) InsertContactsSkippingDuplicates(ctx context.Context, audience
 			b.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?)")
 			args = append(args, contactArgs(c)...)
 		}
-		b.WriteString(` ON CONFLICT (audience_id, email_key) DO NOTHING RETURNING email_key`)
-		rs, err := q.query(ctx, b.String(), args...)
+		b.WriteString(` ON CONFLICT (audience_id, email_key) DO NOTHING`)
+		n, err := q.exec(ctx, b.String(), args...)
 		if err != nil {
 			return nil, fmt.Errorf("store: bulk insert contacts: %w", classify(err))
 		}
-		err = collectKeys(rs, inserted)
-		rs.Close()
-		if err != nil {
-			return nil, fmt.Errorf("store: bulk insert contacts: %w", classify(err))
+		if err := q.collectInserted(ctx, chunk, n, inserted); err != nil {
+			return nil, err
 		}
 	}
 	return inserted, q.addContactsCount(ctx, audienceID, int64(len(inserted)))
+}
+
+// collectInserted adds to into the keys of the contacts of cs that an
+// INSERT that skipped duplicates inserted, n of them.
+func (q *Queries) collectInserted(ctx context.Context, cs []*carteiro.Contact, n int64, into map[string]bool) error {
+	if n == int64(len(cs)) {
+		for _, c := range cs {
+			into[strings.ToLower(c.Email)] = true
+		}
+		return nil
+	}
+	if n == 0 {
+		return nil
+	}
+	// Some rows were skipped: the ids are new, so the rows holding them
+	// are the ones this INSERT wrote.
+	var rs rows
+	var err error
+	if q.dialect == Postgres {
+		ids := make([]string, len(cs))
+		for i, c := range cs {
+			ids[i] = c.ID
+		}
+		rs, err = q.query(ctx, `SELECT email_key FROM contacts WHERE id = ANY(?)`, ids)
+	} else {
+		args := make([]any, len(cs))
+		for i, c := range cs {
+			args[i] = c.ID
+		}
+		rs, err = q.query(ctx, `SELECT email_key FROM contacts WHERE id IN (`+strings.TrimSuffix(strings.Repeat("?, ", len(cs)), ", ")+`)`, args...)
+	}
+	if err != nil {
+		return fmt.Errorf("store: bulk insert contacts: read inserted: %w", classify(err))
+	}
+	err = collectKeys(rs, into)
+	rs.Close()
+	if err != nil {
+		return fmt.Errorf("store: bulk insert contacts: read inserted: %w", classify(err))
+	}
+	return nil
 }
 
 // insertContactsFromArrays is the PostgreSQL path of a bulk insert: one INSERT that
@@ -93,20 +137,18 @@ func (q *Queries) insertContactsFromArrays(ctx context.Context, tx pgx.Tx, audie
 		firsts[i], lasts[i], created[i] = c.FirstName, c.LastName, micros(c.CreatedAt)
 		orgID = c.OrgID
 	}
-	rs, err := tx.Query(ctx, `INSERT INTO contacts (`+contactColumns+`)
+	tag, err := tx.Exec(ctx, `INSERT INTO contacts (`+contactColumns+`)
 		SELECT u.id, CAST($1 AS TEXT), CAST($2 AS TEXT), u.email, u.email_key, u.first_name, u.last_name, u.metadata, u.created_at
 		FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::bigint[])
 			AS u (id, email, email_key, first_name, last_name, metadata, created_at)
-		ON CONFLICT (audience_id, email_key) DO NOTHING RETURNING email_key`,
+		ON CONFLICT (audience_id, email_key) DO NOTHING`,
 		audienceID, orgID, ids, emails, keys, firsts, lasts, metas, created)
 	if err != nil {
 		return nil, fmt.Errorf("store: bulk insert contacts: %w", classify(err))
 	}
 	inserted := make(map[string]bool, n)
-	err = collectKeys(rs, inserted)
-	rs.Close()
-	if err != nil {
-		return nil, fmt.Errorf("store: bulk insert contacts: %w", classify(err))
+	if err := q.collectInserted(ctx, cs, tag.RowsAffected(), inserted); err != nil {
+		return nil, err
 	}
 	return inserted, q.addContactsCount(ctx, audienceID, int64(len(inserted)))
 }
