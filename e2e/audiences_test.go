@@ -164,6 +164,16 @@ func TestBulkImportLimits(t *testing.T) {
 		r = audienceReq(t, ts, "GET", "/"+id, nil)
 		testserver.Must(t, r.JSON(t)["contactsCount"] == 0.0, "nothing inserted: %s", r.Body)
 
+		// A bad field far into the batch refuses it all, though the parts
+		// before it had already gone to the database.
+		bad := append([]map[string]any{}, contacts[:2500]...)
+		bad[2400] = map[string]any{"email": "late@example.com", "metadata": "not an object"}
+		r = audienceReq(t, ts, "POST", "/"+id+"/contacts/bulk", map[string]any{"contacts": bad})
+		testserver.Expect(t, r, 422, "VALIDATION_ERROR")
+		testserver.Must(t, fieldOfError(t, r) == "contacts[2400].metadata", "bad metadata: %s", r.Body)
+		r = audienceReq(t, ts, "GET", "/"+id+"/contacts", nil)
+		testserver.Must(t, r.JSON(t)["total"] == 0.0 && len(r.JSON(t)["contacts"].([]any)) == 0, "nothing inserted: %s", r.Body)
+
 		r = audienceReq(t, ts, "POST", "/"+id+"/contacts/bulk", map[string]any{"contacts": contacts[:10000]})
 		testserver.Expect(t, r, 200, "")
 		testserver.Must(t, r.JSON(t)["inserted"] == 10000.0 && r.JSON(t)["skipped"] == 0.0, "10,000: %s", r.Body)

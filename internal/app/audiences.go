@@ -3,7 +3,7 @@ package app
 import (
 	"context"
 	"errors"
-	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/google/uuid"
@@ -180,12 +180,69 @@ func (a *App) ImportContacts(ctx context.Context, p *Principal, audienceID strin
 	if len(ins) > carteiro.MaxBulkContacts {
 		return nil, carteiro.Invalid("contacts", "too_many")
 	}
-	res := &BulkResult{Errors: []BulkError{}}
-	valid := make([]*carteiro.Contact, 0, len(ins))
+	// The database writes one part of the contacts while the next part is
+	// checked, on the other core. A contact that refuses the whole request
+	// rolls back what was written.
+	parts := make(chan []*carteiro.Contact, 2)
+	var refused error // set before parts is closed
+	var inserted map[string]bool
+	wrote := make(chan error, 1)
+	go func() {
+		err := a.store.InTx(ctx, func(tx *store.Tx) error {
+			imp := tx.ImportContacts(aud.ID, len(ins))
+			var err error
+			for part := range parts {
+				if err == nil {
+					err = imp.Add(ctx, part)
+				}
+			}
+			if err == nil {
+				err = refused
+			}
+			if err == nil {
+				err = imp.Finish(ctx)
+			}
+			inserted = imp.Inserted
+			return err
+		})
+		for range parts { // a transaction that did not begin read none
+		}
+		wrote <- err
+	}()
+	res, valid, err := a.checkContacts(aud, ins, parts)
+	refused = err
+	close(parts)
+	err = <-wrote
+	if refused != nil {
+		return nil, refused
+	}
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	for _, c := range valid {
+		if !inserted[strings.ToLower(c.Email)] {
+			res.Errors = append(res.Errors, BulkError{Email: c.Email, Reason: "duplicate"})
+		}
+	}
+	res.Inserted = len(inserted)
+	res.Skipped = len(ins) - res.Inserted
+	return res, nil
+}
+
+// importPart is how many checked contacts go to the database at a time.
+const importPart = 1000
+
+// checkContacts checks the contacts of a bulk import in order and sends the
+// valid ones, without the repeats of an address in the batch, to parts in
+// groups of importPart. Invalid addresses and repeats are reported in res;
+// other bad fields refuse the whole request (err).
+func (a *App) checkContacts(aud *carteiro.Audience, ins []ContactInput, parts chan<- []*carteiro.Contact) (res *BulkResult, valid []*carteiro.Contact, err error) {
+	res = &BulkResult{Errors: []BulkError{}}
+	valid = make([]*carteiro.Contact, 0, len(ins))
 	seen := make(map[string]bool, len(ins))
+	sent := 0
 	for i, in := range ins {
-		prefix := fmt.Sprintf("contacts[%d].", i)
-		c, err := a.newContact(aud, in, prefix)
+		c, err := a.newContact(aud, in, "contacts["+strconv.Itoa(i)+"].")
 		var ce *carteiro.Error
 		switch {
 		case errors.As(err, &ce) && strings.HasSuffix(ce.Field, ".email"):
@@ -198,7 +255,7 @@ func (a *App) ImportContacts(ctx context.Context, p *Principal, audienceID strin
 		case err != nil:
 			// Bad names or metadata are the caller's mistake, not data to
 			// skip: the whole request is refused and nothing changes.
-			return nil, err
+			return nil, nil, err
 		}
 		key := strings.ToLower(c.Email)
 		if seen[key] {
@@ -207,24 +264,15 @@ func (a *App) ImportContacts(ctx context.Context, p *Principal, audienceID strin
 		}
 		seen[key] = true
 		valid = append(valid, c)
-	}
-	var inserted map[string]bool
-	err = a.store.InTx(ctx, func(tx *store.Tx) error {
-		var err error
-		inserted, err = tx.InsertContactsSkippingDuplicates(ctx, aud.ID, valid)
-		return err
-	})
-	if err != nil {
-		return nil, storeErr(err)
-	}
-	for _, c := range valid {
-		if !inserted[strings.ToLower(c.Email)] {
-			res.Errors = append(res.Errors, BulkError{Email: c.Email, Reason: "duplicate"})
+		if len(valid)-sent == importPart {
+			parts <- valid[sent:]
+			sent = len(valid)
 		}
 	}
-	res.Inserted = len(inserted)
-	res.Skipped = len(ins) - res.Inserted
-	return res, nil
+	if sent < len(valid) {
+		parts <- valid[sent:]
+	}
+	return res, valid, nil
 }
 
 // ListContacts returns one page of an audience's contacts and its total.

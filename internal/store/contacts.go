@@ -44,19 +44,44 @@ func (q *Queries) InsertContact(ctx context.Context, c *carteiro.Contact) error 
 const bulkChunk = 500
 
 // InsertContactsSkippingDuplicates inserts the contacts that are not in the
-// audience yet, in chunks, and counts them. It returns the lower-case keys
-// it inserted; callers have removed duplicates inside the batch.
+// audience yet and counts them. It returns the lower-case keys it inserted;
+// callers have removed duplicates inside the batch.
+func (q *Queries) InsertContactsSkippingDuplicates(ctx context.Context, audienceID string, cs []*carteiro.Contact) (map[string]bool, error) {
+	imp := q.ImportContacts(audienceID, len(cs))
+	if err := imp.Add(ctx, cs); err != nil {
+		return nil, err
+	}
+	return imp.Inserted, imp.Finish(ctx)
+}
+
+// ContactImport is a bulk insert into one audience fed in parts, all in
+// the transaction of the Queries that began it, so that the caller can
+// check the next part while the database writes this one.
+type ContactImport struct {
+	q          *Queries
+	audienceID string
+	// Inserted is the lower-case keys inserted so far.
+	Inserted map[string]bool
+}
+
+// ImportContacts begins a bulk insert of about expected contacts into an
+// audience; Finish counts them.
+func (q *Queries) ImportContacts(audienceID string, expected int) *ContactImport {
+	return &ContactImport{q: q, audienceID: audienceID, Inserted: make(map[string]bool, expected)}
+}
+
+// Add inserts the contacts of cs that are not in the audience yet.
 //
-// The INSERTs return no rows: when a chunk inserts all of its rows, which a
+// The INSERTs return no rows: when a part inserts all of its rows, which a
 // first import does, its keys are known without reading 10,000 rows back
 // (RETURNING cost SQLite an ephemeral table and both stores a row per
-// contact, docs/benchmarks-campaigns.md); otherwise insertedOf reads which
-// of the chunk's new ids are there.
-func (q *Queries) InsertContactsSkippingDuplicates(ctx context.Context, audienceID string, cs []*carteiro.Contact) (map[string]bool, error) {
+// contact, docs/benchmarks-campaigns.md); otherwise collectInserted reads
+// which of the part's new ids are there.
+func (imp *ContactImport) Add(ctx context.Context, cs []*carteiro.Contact) error {
+	q := imp.q
 	if tx := q.ownPgxTx(); tx != nil {
-		return q.insertContactsFromArrays(ctx, tx, audienceID, cs)
+		return q.insertContactsFromArrays(ctx, tx, imp.audienceID, cs, imp.Inserted)
 	}
-	inserted := make(map[string]bool, len(cs))
 	for start := 0; start < len(cs); start += bulkChunk {
 		chunk := cs[start:min(start+bulkChunk, len(cs))]
 		var b strings.Builder
@@ -72,13 +97,18 @@ func (q *Queries) InsertContactsSkippingDuplicates(ctx context.Context, audience
 		b.WriteString(` ON CONFLICT (audience_id, email_key) DO NOTHING`)
 		n, err := q.exec(ctx, b.String(), args...)
 		if err != nil {
-			return nil, fmt.Errorf("store: bulk insert contacts: %w", classify(err))
+			return fmt.Errorf("store: bulk insert contacts: %w", classify(err))
 		}
-		if err := q.collectInserted(ctx, chunk, n, inserted); err != nil {
-			return nil, err
+		if err := q.collectInserted(ctx, chunk, n, imp.Inserted); err != nil {
+			return err
 		}
 	}
-	return inserted, q.addContactsCount(ctx, audienceID, int64(len(inserted)))
+	return nil
+}
+
+// Finish adds the contacts inserted to the audience's count.
+func (imp *ContactImport) Finish(ctx context.Context) error {
+	return imp.q.addContactsCount(ctx, imp.audienceID, int64(len(imp.Inserted)))
 }
 
 // collectInserted adds to into the keys of the contacts of cs that an
@@ -126,7 +156,7 @@ func (q *Queries) collectInserted(ctx context.Context, cs []*carteiro.Contact, n
 // skips duplicates. Arrays bind 10,000 rows as nine parameters, where
 // multi-row VALUES would need 90,000 (over PostgreSQL's limit) and a COPY
 // needs a temporary table, created and dropped in the catalog each time.
-func (q *Queries) insertContactsFromArrays(ctx context.Context, tx pgx.Tx, audienceID string, cs []*carteiro.Contact) (map[string]bool, error) {
+func (q *Queries) insertContactsFromArrays(ctx context.Context, tx pgx.Tx, audienceID string, cs []*carteiro.Contact, into map[string]bool) error {
 	n := len(cs)
 	ids, emails, keys, metas := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	firsts, lasts := make([]*string, n), make([]*string, n)
@@ -144,13 +174,9 @@ func (q *Queries) insertContactsFromArrays(ctx context.Context, tx pgx.Tx, audie
 		ON CONFLICT (audience_id, email_key) DO NOTHING`,
 		audienceID, orgID, ids, emails, keys, firsts, lasts, metas, created)
 	if err != nil {
-		return nil, fmt.Errorf("store: bulk insert contacts: %w", classify(err))
+		return fmt.Errorf("store: bulk insert contacts: %w", classify(err))
 	}
-	inserted := make(map[string]bool, n)
-	if err := q.collectInserted(ctx, cs, tag.RowsAffected(), inserted); err != nil {
-		return nil, err
-	}
-	return inserted, q.addContactsCount(ctx, audienceID, int64(len(inserted)))
+	return q.collectInserted(ctx, cs, tag.RowsAffected(), into)
 }
 
 // keyRows is what both stores' row sets offer for reading returned keys.
