@@ -74,16 +74,24 @@ func (q *Queries) UpdateAudience(ctx context.Context, a *carteiro.Audience) erro
 	return nil
 }
 
-// DeleteAudience removes an audience and, by cascade, its contacts.
-func (q *Queries) DeleteAudience(ctx context.Context, orgID, id string) error {
-	n, err := q.exec(ctx, `DELETE FROM audiences WHERE id = ? AND org_id = ?`, id, orgID)
-	if err != nil {
-		return fmt.Errorf("store: delete audience %s: %w", id, classify(err))
-	}
-	if n == 0 {
-		return ErrNotFound
-	}
-	return nil
+// DeleteAudience removes an audience and its contacts in one transaction.
+// The audience goes first: its row lock waits for an import still writing
+// into it, and the contacts deleted next include what that import
+// committed (PostgreSQL has no foreign key to cascade, migration 0011).
+func (s *Store) DeleteAudience(ctx context.Context, orgID, id string) error {
+	return s.InTx(ctx, func(tx *Tx) error {
+		n, err := tx.exec(ctx, `DELETE FROM audiences WHERE id = ? AND org_id = ?`, id, orgID)
+		if err != nil {
+			return fmt.Errorf("store: delete audience %s: %w", id, classify(err))
+		}
+		if n == 0 {
+			return ErrNotFound
+		}
+		if _, err := tx.exec(ctx, `DELETE FROM contacts WHERE audience_id = ?`, id); err != nil {
+			return fmt.Errorf("store: delete contacts of audience %s: %w", id, classify(err))
+		}
+		return nil
+	})
 }
 
 // addContactsCount keeps contacts_count exact, in the transaction that
@@ -92,8 +100,13 @@ func (q *Queries) addContactsCount(ctx context.Context, audienceID string, delta
 	if delta == 0 {
 		return nil
 	}
-	if _, err := q.exec(ctx, `UPDATE audiences SET contacts_count = contacts_count + ? WHERE id = ?`, delta, audienceID); err != nil {
+	n, err := q.exec(ctx, `UPDATE audiences SET contacts_count = contacts_count + ? WHERE id = ?`, delta, audienceID)
+	if err != nil {
 		return fmt.Errorf("store: count contacts of %s: %w", audienceID, classify(err))
+	}
+	if n == 0 {
+		// Deleted meanwhile: the contacts written must not stay behind it.
+		return fmt.Errorf("store: count contacts of %s: %w", audienceID, ErrNotFound)
 	}
 	return nil
 }

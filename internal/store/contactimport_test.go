@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -62,5 +63,52 @@ func TestContactImportSkipsStoredAddressesInAnyPart(t *testing.T) {
 		testserver.Must(t, err == nil && got.ContactsCount == 4000, "contactsCount %d, %v; want 4000", got.ContactsCount, err)
 		all, err := st.ListContacts(ctx, aud.ID, 5000, 0)
 		testserver.Must(t, err == nil && len(all) == 4000, "%d contacts stored, %v; want 4000", len(all), err)
+	})
+}
+
+// Contacts live and die with their audience, on PostgreSQL without a
+// foreign key (migration 0011): deleting the audience deletes them, and a
+// contact written into an audience that is gone is refused and leaves no
+// row behind.
+func TestContactsGoWithTheirAudience(t *testing.T) {
+	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
+		st := openStore(t, b)
+		ctx := testContext(t)
+		org := createOrg(t, st, "acme")
+		aud := &carteiro.Audience{ID: uuid.NewString(), OrgID: org.ID, Name: "news", Active: true, CreatedAt: baseTime, UpdatedAt: baseTime}
+		if err := st.CreateAudience(ctx, aud); err != nil {
+			t.Fatalf("create audience: %v", err)
+		}
+		if st.Dialect() == store.Postgres {
+			var keys int
+			rawQuery(t, st, `SELECT COUNT(*) FROM pg_constraint WHERE conrelid = CAST('contacts' AS regclass) AND contype = 'f'`, nil,
+				func(scan func(...any) error) error { return scan(&keys) })
+			testserver.Must(t, keys == 0, "contacts still has %d foreign keys on PostgreSQL", keys)
+		}
+		contactRows := func(audienceID string) int {
+			var n int
+			rawQuery(t, st, `SELECT COUNT(*) FROM contacts WHERE audience_id = ?`, []any{audienceID}, func(scan func(...any) error) error { return scan(&n) })
+			return n
+		}
+		cs := make([]*carteiro.Contact, 30)
+		for i := range cs {
+			cs[i] = &carteiro.Contact{ID: uuid.NewString(), AudienceID: aud.ID, OrgID: org.ID, Email: fmt.Sprintf("c%02d@example.com", i), CreatedAt: baseTime}
+		}
+		err := st.InTx(ctx, func(tx *store.Tx) error { _, err := tx.InsertContactsSkippingDuplicates(ctx, aud.ID, cs); return err })
+		testserver.Must(t, err == nil && contactRows(aud.ID) == 30, "import: %v, %d rows", err, contactRows(aud.ID))
+
+		testserver.Must(t, st.DeleteAudience(ctx, org.ID, aud.ID) == nil, "delete audience")
+		testserver.Must(t, contactRows(aud.ID) == 0, "%d contacts outlived their audience", contactRows(aud.ID))
+		testserver.Must(t, errors.Is(st.DeleteAudience(ctx, org.ID, aud.ID), store.ErrNotFound), "deleting it again is not found")
+
+		late := &carteiro.Contact{ID: uuid.NewString(), AudienceID: aud.ID, OrgID: org.ID, Email: "late@example.com", CreatedAt: baseTime}
+		err = st.InTx(ctx, func(tx *store.Tx) error { return tx.InsertContact(ctx, late) })
+		testserver.Must(t, err != nil, "a contact written into a deleted audience was accepted")
+		err = st.InTx(ctx, func(tx *store.Tx) error {
+			_, err := tx.InsertContactsSkippingDuplicates(ctx, aud.ID, cs[:3])
+			return err
+		})
+		testserver.Must(t, err != nil, "an import into a deleted audience was accepted")
+		testserver.Must(t, contactRows(aud.ID) == 0, "%d contacts left in a deleted audience", contactRows(aud.ID))
 	})
 }
