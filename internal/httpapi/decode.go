@@ -44,15 +44,21 @@ func DecodeJSON(body []byte, dst any, optional bool) error {
 		}
 		return &carteiro.Error{Code: carteiro.CodeInvalidJSON}
 	}
-	if !json.Valid(trimmed) {
-		return &carteiro.Error{Code: carteiro.CodeInvalidJSON}
-	}
 	if trimmed[0] != '{' {
 		return &carteiro.Error{Code: carteiro.CodeInvalidJSON}
 	}
+	// The decoder checks the syntax of the whole object before it fills
+	// dst, so no separate pass of json.Valid is needed (a tenth of a bulk
+	// import's decoding); what follows the object must be nothing. Bad
+	// syntax anywhere is a 400 before any 422 of a field.
 	dec := json.NewDecoder(bytes.NewReader(trimmed))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(dst); err != nil {
+	err := dec.Decode(dst)
+	var syntax *json.SyntaxError
+	if errors.As(err, &syntax) || errors.Is(err, io.ErrUnexpectedEOF) || dec.InputOffset() != int64(len(trimmed)) {
+		return &carteiro.Error{Code: carteiro.CodeInvalidJSON, Err: err}
+	}
+	if err != nil {
 		return decodeError(err)
 	}
 	return nil

@@ -29,6 +29,10 @@ func TestDecodeJSON(t *testing.T) {
 		{`[]`, carteiro.CodeInvalidJSON, "", ""},
 		{`{"name":`, carteiro.CodeInvalidJSON, "", ""},
 		{`{} {}`, carteiro.CodeInvalidJSON, "", ""},
+		// Bad syntax anywhere is a 400, even after a field that would be a 422.
+		{`{"nope":1} x`, carteiro.CodeInvalidJSON, "", ""},
+		{`{"count":"x"} {}`, carteiro.CodeInvalidJSON, "", ""},
+		{`{"count":"x", "name":}`, carteiro.CodeInvalidJSON, "", ""},
 		{`{"count":"x"}`, carteiro.CodeValidation, "count", "invalid_type"},
 		{`{"inner":{"X":"y"}}`, carteiro.CodeValidation, "inner.X", "invalid_type"},
 		{`{"tags":[1]}`, carteiro.CodeValidation, "tags", "invalid_type"},
