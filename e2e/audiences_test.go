@@ -121,6 +121,24 @@ func TestAudiencesAPI(t *testing.T) {
 		testserver.Must(t, r.JSON(t)["contactsCount"] == 3.0, "count after bulk %s", r.Body)
 		testserver.Expect(t, audienceReq(t, ts, "POST", "/"+id+"/contacts/bulk", map[string]any{}), 422, "VALIDATION_ERROR")
 		testserver.Expect(t, audienceReq(t, ts, "POST", "/"+id+"/contacts/bulk", map[string]any{"contacts": []any{}}), 422, "VALIDATION_ERROR")
+		// Items are decoded as the import reads them; a bad one names its
+		// place and refuses the call, and bad syntax anywhere is a 400 first.
+		for body, field := range map[string]string{
+			`{"contacts": null}`:                                          "contacts",
+			`{"contacts": {"email": "a@example.com"}}`:                    "contacts",
+			`{"contacts": [{"email": "x1@example.com"}, 5]}`:              "contacts[1]",
+			`{"contacts": [{"email": "x1@example.com"}, {"email": 5}]}`:   "contacts[1].email",
+			`{"contacts": [{"email": "x1@example.com", "nick": "x"}]}`:    "contacts[0].nick",
+			`{"contacts": [{"email": "x1@example.com", "firstName": 7}]}`: "contacts[0].firstName",
+		} {
+			r = audienceReq(t, ts, "POST", "/"+id+"/contacts/bulk", body)
+			testserver.Expect(t, r, 422, "VALIDATION_ERROR")
+			testserver.Must(t, fieldOfError(t, r) == field, "%s: field %v, want %s", body, fieldOfError(t, r), field)
+		}
+		testserver.Expect(t, audienceReq(t, ts, "POST", "/"+id+"/contacts/bulk", `{"contacts": [{"email": "x1@example.com", "nick": "x"}, }`), 400, "INVALID_JSON")
+		testserver.Expect(t, audienceReq(t, ts, "POST", "/"+id+"/contacts/bulk", `{"contacts": [], "other": 1}`), 422, "VALIDATION_ERROR")
+		r = audienceReq(t, ts, "GET", "/"+id, nil)
+		testserver.Must(t, r.JSON(t)["contactsCount"] == 3.0, "refused imports changed the count: %s", r.Body)
 
 		r = audienceReq(t, ts, "GET", "/"+id+"/contacts?limit=2&offset=2", nil)
 		testserver.Must(t, r.JSON(t)["total"] == 3.0 && len(r.JSON(t)["contacts"].([]any)) == 1, "contacts page %s", r.Body)

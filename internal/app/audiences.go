@@ -169,27 +169,23 @@ type BulkError struct {
 
 // ImportContacts inserts every valid contact not yet in the audience, in
 // one transaction, and reports the others (D41). Up to 10,000 per call.
-func (a *App) ImportContacts(ctx context.Context, p *Principal, audienceID string, ins []ContactInput) (*BulkResult, error) {
+//
+// The items come from a source read as the import goes: the database writes
+// one part of the contacts while the next part is read and checked, on the
+// other core. An item that refuses the whole request (a bad field, the
+// 10,001st, none at all) rolls back what was written.
+func (a *App) ImportContacts(ctx context.Context, p *Principal, audienceID string, items ContactSource) (*BulkResult, error) {
 	aud, err := a.GetAudience(ctx, p, audienceID)
 	if err != nil {
 		return nil, err
 	}
-	if len(ins) == 0 {
-		return nil, carteiro.Invalid("contacts", "required")
-	}
-	if len(ins) > carteiro.MaxBulkContacts {
-		return nil, carteiro.Invalid("contacts", "too_many")
-	}
-	// The database writes one part of the contacts while the next part is
-	// checked, on the other core. A contact that refuses the whole request
-	// rolls back what was written.
 	parts := make(chan []*carteiro.Contact, 2)
 	var refused error // set before parts is closed
 	var inserted map[string]bool
 	wrote := make(chan error, 1)
 	go func() {
 		err := a.store.InTx(ctx, func(tx *store.Tx) error {
-			imp := tx.ImportContacts(aud.ID, len(ins))
+			imp := tx.ImportContacts(aud.ID, importPart)
 			var err error
 			for part := range parts {
 				if err == nil {
@@ -209,7 +205,7 @@ func (a *App) ImportContacts(ctx context.Context, p *Principal, audienceID strin
 		}
 		wrote <- err
 	}()
-	res, valid, err := a.checkContacts(aud, ins, parts)
+	res, valid, err := a.checkContacts(aud, items, parts)
 	refused = err
 	close(parts)
 	err = <-wrote
@@ -225,24 +221,48 @@ func (a *App) ImportContacts(ctx context.Context, p *Principal, audienceID strin
 		}
 	}
 	res.Inserted = len(inserted)
-	res.Skipped = len(ins) - res.Inserted
-	return res, nil
+	res.Skipped = res.items - res.Inserted
+	return &res.BulkResult, nil
+}
+
+// ContactSource gives the items of a bulk import in order; ok is false
+// after the last, and an error (a bad field of an item) refuses the whole
+// import.
+type ContactSource interface {
+	Next() (in ContactInput, ok bool, err error)
 }
 
 // importPart is how many checked contacts go to the database at a time.
 const importPart = 1000
 
-// checkContacts checks the contacts of a bulk import in order and sends the
-// valid ones, without the repeats of an address in the batch, to parts in
-// groups of importPart. Invalid addresses and repeats are reported in res;
-// other bad fields refuse the whole request (err).
-func (a *App) checkContacts(aud *carteiro.Audience, ins []ContactInput, parts chan<- []*carteiro.Contact) (res *BulkResult, valid []*carteiro.Contact, err error) {
-	res = &BulkResult{Errors: []BulkError{}}
-	valid = make([]*carteiro.Contact, 0, len(ins))
-	seen := make(map[string]bool, len(ins))
+// checkedImport is a bulk import's report as the checks build it.
+type checkedImport struct {
+	BulkResult
+	items int // read from the source
+}
+
+// checkContacts checks the items of a bulk import in order and sends the
+// valid contacts, without the repeats of an address in the batch, to parts
+// in groups of importPart. Invalid addresses and repeats are reported in
+// res; a bad field, more than MaxBulkContacts items or none refuse the
+// whole request (err).
+func (a *App) checkContacts(aud *carteiro.Audience, items ContactSource, parts chan<- []*carteiro.Contact) (res *checkedImport, valid []*carteiro.Contact, err error) {
+	res = &checkedImport{BulkResult: BulkResult{Errors: []BulkError{}}}
+	valid = make([]*carteiro.Contact, 0, importPart)
+	seen := make(map[string]bool, importPart)
 	sent := 0
-	for i, in := range ins {
-		c, err := a.newContact(aud, in, "contacts["+strconv.Itoa(i)+"].")
+	for ; ; res.items++ {
+		in, ok, err := items.Next()
+		if err != nil {
+			return nil, nil, err
+		}
+		if !ok {
+			break
+		}
+		if res.items == carteiro.MaxBulkContacts {
+			return nil, nil, carteiro.Invalid("contacts", "too_many")
+		}
+		c, err := a.newContact(aud, in, "contacts["+strconv.Itoa(res.items)+"].")
 		var ce *carteiro.Error
 		switch {
 		case errors.As(err, &ce) && strings.HasSuffix(ce.Field, ".email"):
@@ -265,9 +285,12 @@ func (a *App) checkContacts(aud *carteiro.Audience, ins []ContactInput, parts ch
 		seen[key] = true
 		valid = append(valid, c)
 		if len(valid)-sent == importPart {
-			parts <- valid[sent:]
+			parts <- valid[sent:] // later appends write after it
 			sent = len(valid)
 		}
+	}
+	if res.items == 0 {
+		return nil, nil, carteiro.Invalid("contacts", "required")
 	}
 	if sent < len(valid) {
 		parts <- valid[sent:]

@@ -176,25 +176,22 @@ func (s *Server) createContact(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) importContacts(w http.ResponseWriter, r *http.Request) {
+	// The whole body's syntax is checked first (a 400 comes before
+	// anything else); its items are decoded one by one as the import reads
+	// them (contactStream).
 	var b struct {
-		Contacts *[]contactBody `json:"contacts"`
+		Contacts json.RawMessage `json:"contacts"`
 	}
 	err := s.decode(r, &b, false)
-	if err == nil && b.Contacts == nil {
-		err = carteiro.Invalid("contacts", "required")
+	var items *contactStream
+	if err == nil {
+		items, err = newContactStream(b.Contacts)
 	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	ins := make([]app.ContactInput, len(*b.Contacts))
-	for i, cb := range *b.Contacts {
-		if ins[i], err = cb.input("contacts[" + strconv.Itoa(i) + "]."); err != nil {
-			s.writeError(w, r, err)
-			return
-		}
-	}
-	res, err := s.app.ImportContacts(r.Context(), principalOf(r.Context()), r.PathValue("id"), ins)
+	res, err := s.app.ImportContacts(r.Context(), principalOf(r.Context()), r.PathValue("id"), items)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
