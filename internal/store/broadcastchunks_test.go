@@ -21,10 +21,7 @@ func TestChunkBoundsSplitAudienceInOrder(t *testing.T) {
 		st := openStore(t, b)
 		ctx := testContext(t)
 		org := createOrg(t, st, "acme")
-		aud := &carteiro.Audience{ID: uuid.NewString(), OrgID: org.ID, Name: "news", Active: true, CreatedAt: baseTime, UpdatedAt: baseTime}
-		if err := st.CreateAudience(ctx, aud); err != nil {
-			t.Fatalf("create audience: %v", err)
-		}
+		aud := createAudience(t, st, org, "news")
 		empty, total, err := st.ChunkBounds(ctx, aud.ID, store.ContactKey{}, 10)
 		testserver.Must(t, err == nil && len(empty) == 0 && total == 0, "empty audience: %v %d %v", empty, total, err)
 

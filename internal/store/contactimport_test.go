@@ -23,10 +23,7 @@ func TestContactImportSkipsStoredAddressesInAnyPart(t *testing.T) {
 		st := openStore(t, b)
 		ctx := testContext(t)
 		org := createOrg(t, st, "acme")
-		aud := &carteiro.Audience{ID: uuid.NewString(), OrgID: org.ID, Name: "news", Active: true, CreatedAt: baseTime, UpdatedAt: baseTime}
-		if err := st.CreateAudience(ctx, aud); err != nil {
-			t.Fatalf("create audience: %v", err)
-		}
+		aud := createAudience(t, st, org, "news")
 		contact := func(i int) *carteiro.Contact {
 			return &carteiro.Contact{ID: uuid.NewString(), AudienceID: aud.ID, OrgID: org.ID, Email: fmt.Sprintf("Person%04d@Example.com", i), CreatedAt: baseTime}
 		}
@@ -75,10 +72,7 @@ func TestContactsGoWithTheirAudience(t *testing.T) {
 		st := openStore(t, b)
 		ctx := testContext(t)
 		org := createOrg(t, st, "acme")
-		aud := &carteiro.Audience{ID: uuid.NewString(), OrgID: org.ID, Name: "news", Active: true, CreatedAt: baseTime, UpdatedAt: baseTime}
-		if err := st.CreateAudience(ctx, aud); err != nil {
-			t.Fatalf("create audience: %v", err)
-		}
+		aud := createAudience(t, st, org, "news")
 		if st.Dialect() == store.Postgres {
 			var keys int
 			rawQuery(t, st, `SELECT COUNT(*) FROM pg_constraint WHERE conrelid = CAST('contacts' AS regclass) AND contype = 'f'`, nil,

@@ -68,6 +68,16 @@ func createOrg(t *testing.T, st *store.Store, name string) *carteiro.Organizatio
 	return o
 }
 
+// createAudience stores an empty audience of org.
+func createAudience(t *testing.T, st *store.Store, org *carteiro.Organization, name string) *carteiro.Audience {
+	t.Helper()
+	aud := &carteiro.Audience{ID: uuid.NewString(), OrgID: org.ID, Name: name, Active: true, CreatedAt: baseTime, UpdatedAt: baseTime}
+	if err := st.CreateAudience(testContext(t), aud); err != nil {
+		t.Fatalf("create audience %s: %v", name, err)
+	}
+	return aud
+}
+
 // newDomain builds (without storing) a pending domain of orgID.
 func newDomain(orgID, name string, created time.Time) *carteiro.Domain {
 	return &carteiro.Domain{
