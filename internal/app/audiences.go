@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -180,11 +181,22 @@ func (a *App) ImportContacts(ctx context.Context, p *Principal, audienceID strin
 		return nil, err
 	}
 	parts := make(chan []*carteiro.Contact, 2)
-	var refused error // set before parts is closed
+	// refused is set before parts is closed; a panic in the checks leaves
+	// it set, so the parts written roll back.
+	refused := errors.New("app: import: the checks stopped")
 	var inserted map[string]bool
 	wrote := make(chan error, 1)
 	go func() {
-		err := a.store.InTx(ctx, func(tx *store.Tx) error {
+		var err error
+		defer func() {
+			if p := recover(); p != nil {
+				err = fmt.Errorf("app: import: %v", p)
+			}
+			for range parts { // a transaction that did not begin read none
+			}
+			wrote <- err
+		}()
+		err = a.store.InTx(ctx, func(tx *store.Tx) error {
 			imp := tx.ImportContacts(aud.ID, importPart)
 			var err error
 			for part := range parts {
@@ -201,13 +213,13 @@ func (a *App) ImportContacts(ctx context.Context, p *Principal, audienceID strin
 			inserted = imp.Inserted
 			return err
 		})
-		for range parts { // a transaction that did not begin read none
-		}
-		wrote <- err
 	}()
-	res, valid, err := a.checkContacts(aud, items, parts)
-	refused = err
-	close(parts)
+	var res *checkedImport
+	var valid []*carteiro.Contact
+	func() {
+		defer close(parts)
+		res, valid, refused = a.checkContacts(aud, items, parts)
+	}()
 	err = <-wrote
 	if refused != nil {
 		return nil, refused
