@@ -38,6 +38,9 @@ type Config struct {
 	RelayAcceptIsDelivery bool
 	MetricsToken          string
 	DKIMSelector          string
+	// DKIMLibcrypto is on, off or auto: whether RSA DKIM signatures come
+	// from the system's libcrypto.so.3 (auto: when it loads).
+	DKIMLibcrypto string
 	// SMTPTimeout bounds each SMTP command's reply (the final reply after
 	// DATA gets twice as long).
 	SMTPTimeout time.Duration
@@ -82,6 +85,7 @@ func Load(lookupEnv func(string) (string, bool)) (Config, error) {
 		LogFormat:     get("CARTEIRO_LOG_FORMAT", ""),
 		MetricsToken:  get("CARTEIRO_METRICS_TOKEN", ""),
 		DKIMSelector:  get("CARTEIRO_DKIM_SELECTOR", "cart1"),
+		DKIMLibcrypto: get("CARTEIRO_DKIM_LIBCRYPTO", "auto"),
 	}
 	// An empty CARTEIRO_INBOUND_ADDR disables the listener (D56), so unset
 	// and empty differ here.
@@ -141,6 +145,11 @@ func (c *Config) validate() []error {
 		}
 	default:
 		errs = append(errs, fmt.Errorf("CARTEIRO_DELIVERY: want direct or relay, got %q", c.Delivery))
+	}
+	switch c.DKIMLibcrypto {
+	case "on", "off", "auto":
+	default:
+		errs = append(errs, fmt.Errorf("CARTEIRO_DKIM_LIBCRYPTO: want on, off or auto, got %q", c.DKIMLibcrypto))
 	}
 	switch c.Warmup {
 	case "on", "off", "auto":

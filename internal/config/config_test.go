@@ -16,14 +16,15 @@ func TestDefaultsMatchD56(t *testing.T) {
 		t.Fatal(err)
 	}
 	checks := map[string][2]string{
-		"HTTPAddr":    {c.HTTPAddr, ":8080"},
-		"DatabaseURL": {c.DatabaseURL, "sqlite:./carteiro.db"},
-		"PublicURL":   {c.PublicURL, "http://localhost:8080"},
-		"Delivery":    {c.Delivery, "direct"},
-		"InboundAddr": {c.InboundAddr, ":2525"},
-		"BounceHost":  {c.BounceHost, "bounces.carteiro.localhost"},
-		"SystemFrom":  {c.SystemFrom, "Carteiro <no-reply@carteiro.localhost>"},
-		"Warmup":      {c.Warmup, "auto"},
+		"HTTPAddr":      {c.HTTPAddr, ":8080"},
+		"DatabaseURL":   {c.DatabaseURL, "sqlite:./carteiro.db"},
+		"PublicURL":     {c.PublicURL, "http://localhost:8080"},
+		"Delivery":      {c.Delivery, "direct"},
+		"InboundAddr":   {c.InboundAddr, ":2525"},
+		"BounceHost":    {c.BounceHost, "bounces.carteiro.localhost"},
+		"SystemFrom":    {c.SystemFrom, "Carteiro <no-reply@carteiro.localhost>"},
+		"Warmup":        {c.Warmup, "auto"},
+		"DKIMLibcrypto": {c.DKIMLibcrypto, "auto"},
 	}
 	for name, v := range checks {
 		if v[0] != v[1] {
@@ -51,16 +52,17 @@ func TestEmptyInboundAddrDisablesListener(t *testing.T) {
 
 func TestInvalidSettingsAreNamed(t *testing.T) {
 	_, err := Load(env(map[string]string{
-		"CARTEIRO_DELIVERY":      "relay",
-		"CARTEIRO_DIRECT_PORT":   "x",
-		"CARTEIRO_WARMUP":        "maybe",
-		"CARTEIRO_SECRET_KEY":    "short",
-		"CARTEIRO_RATE_LIMIT_IP": "fast",
+		"CARTEIRO_DELIVERY":       "relay",
+		"CARTEIRO_DIRECT_PORT":    "x",
+		"CARTEIRO_WARMUP":         "maybe",
+		"CARTEIRO_DKIM_LIBCRYPTO": "yes",
+		"CARTEIRO_SECRET_KEY":     "short",
+		"CARTEIRO_RATE_LIMIT_IP":  "fast",
 	}))
 	if err == nil {
 		t.Fatal("want an error")
 	}
-	for _, name := range []string{"CARTEIRO_RELAY_URL", "CARTEIRO_DIRECT_PORT", "CARTEIRO_WARMUP", "CARTEIRO_SECRET_KEY", "CARTEIRO_RATE_LIMIT_IP"} {
+	for _, name := range []string{"CARTEIRO_RELAY_URL", "CARTEIRO_DIRECT_PORT", "CARTEIRO_WARMUP", "CARTEIRO_DKIM_LIBCRYPTO", "CARTEIRO_SECRET_KEY", "CARTEIRO_RATE_LIMIT_IP"} {
 		if !strings.Contains(err.Error(), name) {
 			t.Errorf("error does not name %s: %v", name, err)
 		}

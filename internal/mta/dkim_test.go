@@ -17,7 +17,11 @@ import (
 // that server.
 func signAndPublish(t *testing.T, m *Message) ([]byte, func([]byte) ([]*dkim.Verification, error)) {
 	t.Helper()
-	key := mustKey(t)
+	return signWithAndPublish(t, m, mustKey(t))
+}
+
+func signWithAndPublish(t *testing.T, m *Message, key testKeyPair) ([]byte, func([]byte) ([]*dkim.Verification, error)) {
+	t.Helper()
 	dns := testutil.NewDNSServer(t)
 	dns.SetTXT("cart1._domainkey.example.com", "v=DKIM1; k=rsa; p="+key.publicB64)
 	resolver, err := dnscheck.NewResolver(dns.Addr(), 2*time.Second)

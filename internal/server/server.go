@@ -139,9 +139,13 @@ func (s *Server) build(ctx context.Context, o Options) error {
 	if err != nil {
 		return fmt.Errorf("templates: %w", err)
 	}
+	rsaSigners, err := openLibcrypto(o.Config.DKIMLibcrypto, o.Logger)
+	if err != nil {
+		return err
+	}
 	s.App = app.New(app.Deps{
 		Store: s.Store, Queue: s.Queue, Clock: o.Clock, DNS: &dnscheck.Checker{Resolver: resolver}, Box: box, Logger: o.Logger,
-		Transport: s.transport, Hooks: hooks, Templates: templates,
+		Transport: s.transport, Hooks: hooks, Templates: templates, RSASigners: rsaSigners,
 	}, app.Config{
 		Tracking: o.Config.Tracking, WebhookAllowPrivate: o.Config.WebhookAllowPrivate,
 		Blocklists: o.Config.Blocklists, SendingIPs: o.Config.SendingIPs,
