@@ -23,8 +23,8 @@ type BroadcastChunk struct {
 func (q *Queries) ChunkBounds(ctx context.Context, audienceID string, after ContactKey, size int) ([]ContactKey, int64, error) {
 	rs, err := q.query(ctx, `SELECT created_at, id, n FROM (
 		SELECT created_at, id, ROW_NUMBER() OVER (ORDER BY created_at, id) AS n, COUNT(*) OVER () AS total
-		FROM contacts WHERE audience_id = ? AND (created_at > ? OR (created_at = ? AND id > ?))) AS numbered
-		WHERE n % ? = 0 OR n = total ORDER BY n`, audienceID, after.CreatedAt, after.CreatedAt, after.ID, size)
+		FROM contacts WHERE audience_id = ? AND (created_at, id) > (?, ?)) AS numbered
+		WHERE n % ? = 0 OR n = total ORDER BY n`, audienceID, after.CreatedAt, after.ID, size)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: chunk bounds of %s: %w", audienceID, classify(err))
 	}
