@@ -28,17 +28,24 @@ func openOrSkip(t testing.TB) *Library {
 	return l
 }
 
+// newSigner makes a key of bits and its libcrypto signer.
+func newSigner(t *testing.T, l *Library, bits int) (*rsa.PrivateKey, crypto.Signer) {
+	t.Helper()
+	key, err := rsa.GenerateKey(rand.Reader, bits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := l.RSASigner(key)
+	if err != nil {
+		t.Fatalf("%d bits: %v", bits, err)
+	}
+	return key, s
+}
+
 func TestSignaturesAreCryptoRSAsBytes(t *testing.T) {
 	l := openOrSkip(t)
 	for _, bits := range []int{1024, 2048, 3072} {
-		key, err := rsa.GenerateKey(rand.Reader, bits)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := l.RSASigner(key)
-		if err != nil {
-			t.Fatalf("%d bits: %v", bits, err)
-		}
+		key, s := newSigner(t, l, bits)
 		if pub, ok := s.Public().(*rsa.PublicKey); !ok || !pub.Equal(&key.PublicKey) {
 			t.Fatalf("%d bits: Public() = %#v, want the key's *rsa.PublicKey", bits, s.Public())
 		}
@@ -70,15 +77,7 @@ func TestSignaturesAreCryptoRSAsBytes(t *testing.T) {
 }
 
 func TestOtherSchemesFallBackToGo(t *testing.T) {
-	l := openOrSkip(t)
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := l.RSASigner(key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	key, s := newSigner(t, openOrSkip(t), 2048)
 	d512 := sha512.Sum512([]byte("x"))
 	sig, err := s.Sign(rand.Reader, d512[:], crypto.SHA512)
 	if err != nil {
@@ -103,15 +102,7 @@ func TestOtherSchemesFallBackToGo(t *testing.T) {
 // TestConcurrentSigning shares one signer between goroutines, as deliveries
 // do; every signature must still be right (run under -race in CI).
 func TestConcurrentSigning(t *testing.T) {
-	l := openOrSkip(t)
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := l.RSASigner(key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	key, s := newSigner(t, openOrSkip(t), 2048)
 	var wg sync.WaitGroup
 	errs := make(chan error, 8)
 	for g := range 8 {
