@@ -134,6 +134,11 @@ func TestCrashLosesNoAcceptedEmail(t *testing.T) {
 		}
 		t.Logf("%s: %d emails answered 202 across %d SIGKILLs; %d delivered; %d duplicate deliveries; %d lost",
 			b, total, rounds, total-missing, duplicates, missing)
+		for id := range accepted {
+			if delivered[id] == 0 {
+				t.Logf("missing %s", id)
+			}
+		}
 		testserver.Must(t, missing == 0, "%d of %d accepted emails never reached the SMTP server", missing, total)
 		p.terminate(t)
 	})
