@@ -89,6 +89,9 @@ type Config struct {
 	SendingIPs []string
 	// WebhookAllowPrivate relaxes D51 for tests and private deployments.
 	WebhookAllowPrivate bool
+	// DeliverySlots bounds the delivery attempts in flight in this process
+	// (50 when unset); the server gives it its default queue's workers.
+	DeliverySlots int
 }
 
 // App runs the use cases.
@@ -104,6 +107,7 @@ type App struct {
 	hooks     *webhook.Client
 	templates TemplateEngine
 	rsa       RSASigners
+	slots     *deliverySlots
 
 	keysMu sync.Mutex
 	keys   map[string]crypto.Signer // DKIM keys opened, by domain id
@@ -143,9 +147,12 @@ func New(d Deps, cfg Config) *App {
 	if cfg.RetryWindow == 0 {
 		cfg.RetryWindow = 72 * time.Hour
 	}
+	if cfg.DeliverySlots == 0 {
+		cfg.DeliverySlots = 50
+	}
 	return &App{store: d.Store, queue: d.Queue, clock: d.Clock, dns: d.DNS, box: d.Box, cfg: cfg, logger: d.Logger,
 		transport: d.Transport, hooks: d.Hooks, templates: d.Templates, rsa: d.RSASigners,
-		keys: map[string]crypto.Signer{}}
+		slots: newDeliverySlots(cfg.DeliverySlots), keys: map[string]crypto.Signer{}}
 }
 
 // storeErr turns store sentinels into domain errors; anything else is an

@@ -31,17 +31,21 @@ func retryDelay(attempt int) time.Duration {
 	return time.Hour
 }
 
-// DeliverEmail is the worker side of DeliverJob: one delivery attempt of
-// every recipient not yet final. Outcomes, events and the next retry are
-// recorded in one transaction after the SMTP conversation; a crash between
-// the two repeats at most that one attempt.
-func (a *App) DeliverEmail(ctx context.Context, emailID string) error {
+// deliverEmail makes one delivery attempt of every recipient not yet
+// final; firstOnly leaves an email alone once its first attempt ended (a
+// group job's re-run). Outcomes, events and the next retry are recorded in
+// one transaction after the SMTP conversation; a crash between the two
+// repeats at most that one attempt.
+func (a *App) deliverEmail(ctx context.Context, emailID string, firstOnly bool) error {
 	e, recipients, domain, err := a.store.EmailForDelivery(ctx, emailID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil
 	}
 	if err != nil {
 		return err
+	}
+	if firstOnly && firstAttemptDone(recipients) {
+		return nil
 	}
 	switch e.Status {
 	case carteiro.EmailScheduled:
@@ -296,7 +300,7 @@ func (a *App) recordAttempt(ctx context.Context, e *carteiro.Email, all, pending
 			}
 		}
 		if !retryAt.IsZero() {
-			if err := a.queue.EnqueueTx(ctx, tx, DeliverJob{EmailID: e.ID}, JobOpts{ScheduledAt: retryAt, Priority: deliveryPriority(e)}); err != nil {
+			if err := a.queue.EnqueueTx(ctx, tx, DeliverJob{EmailID: e.ID, Broadcast: e.BroadcastID != ""}, JobOpts{ScheduledAt: retryAt, Priority: deliveryPriority(e)}); err != nil {
 				return err
 			}
 		}
@@ -325,10 +329,7 @@ func (a *App) failAll(ctx context.Context, e *carteiro.Email, pending []*carteir
 // broadcast's retries stay behind transactional email, as its first
 // attempts do (broadcastPriority).
 func deliveryPriority(e *carteiro.Email) int {
-	if e.BroadcastID != "" {
-		return broadcastPriority
-	}
-	return 0
+	return groupPriority(e.BroadcastID != "")
 }
 
 // emailStatus applies D24: the least advanced recipient outcome until all

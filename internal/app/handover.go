@@ -23,7 +23,7 @@ type handover struct {
 	// rendered email, or the reason it could not render.
 	recipients []recipient
 
-	deliveries []Job
+	deliveries []string // the emails handed to delivery
 	failed     int64
 	failures   []emailEvents // the unrenderable contacts' failed emails
 	// resumeAt is set when the domain's warmup quota for today ran out;
@@ -80,7 +80,7 @@ func (h *handover) write(ctx context.Context, tx *store.Tx) error {
 		}
 	}
 	var warmup warmupLedger
-	h.deliveries = make([]Job, 0, len(h.recipients))
+	h.deliveries = make([]string, 0, len(h.recipients))
 	emails := make([]*carteiro.Email, 0, len(h.recipients))
 	events := make([]*carteiro.EmailEvent, 0, len(h.recipients))
 	var failures []emailEvents
@@ -111,7 +111,7 @@ func (h *handover) write(ctx context.Context, tx *store.Tx) error {
 		}
 		emails = append(emails, r.email)
 		events = append(events, a.event(r.email.ID, carteiro.EventQueued, r.email.CreatedAt, nil))
-		h.deliveries = append(h.deliveries, DeliverJob{EmailID: r.email.ID})
+		h.deliveries = append(h.deliveries, r.email.ID)
 		h.last = contactKey(r.contact)
 	}
 	if err := warmup.flush(ctx, tx); err != nil {
@@ -124,7 +124,7 @@ func (h *handover) write(ctx context.Context, tx *store.Tx) error {
 		return err
 	}
 	h.failures = failures
-	return a.queue.EnqueueManyTx(ctx, tx, h.deliveries, JobOpts{Priority: broadcastPriority})
+	return a.queue.EnqueueManyTx(ctx, tx, deliverGroups(h.deliveries, true), JobOpts{Priority: broadcastPriority})
 }
 
 // recordFailures records the failed emails' events as delivery failures

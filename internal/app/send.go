@@ -16,6 +16,9 @@ import (
 // DeliverJob hands one email to SMTP (or, for sandbox emails, simulates it).
 type DeliverJob struct {
 	EmailID string `json:"emailId"`
+	// Broadcast marks a broadcast's email, whose attempt yields delivery
+	// slots to transactional email (deliverySlots).
+	Broadcast bool `json:"broadcast,omitempty"`
 }
 
 // Kind names the job.
@@ -216,7 +219,7 @@ func (a *App) accept(ctx context.Context, tx *store.Tx, p *Principal, e *carteir
 type acceptWrites struct {
 	emails    []*carteiro.Email
 	events    []*carteiro.EmailEvent
-	now       []Job // delivery jobs to run at once
+	now       []string // emails to deliver at once
 	scheduled []*carteiro.Email
 	warmup    warmupLedger
 }
@@ -246,7 +249,7 @@ type acceptedRows struct {
 	app       *App
 	emails    []*carteiro.Email
 	events    []*carteiro.EmailEvent
-	now       []Job
+	now       []string // the emails to deliver at once, in group jobs
 	scheduled []*carteiro.Email
 }
 
@@ -258,7 +261,7 @@ func (r *acceptedRows) Flush(ctx context.Context, tx *store.Tx) error {
 	if err := tx.InsertEvents(ctx, r.events); err != nil {
 		return err
 	}
-	if err := r.app.queue.EnqueueManyTx(ctx, tx, r.now, JobOpts{}); err != nil {
+	if err := r.app.queue.EnqueueManyTx(ctx, tx, deliverGroups(r.now, false), JobOpts{}); err != nil {
 		return err
 	}
 	for _, e := range r.scheduled {
@@ -308,7 +311,7 @@ func (a *App) admit(ctx context.Context, tx *store.Tx, p *Principal, e *carteiro
 	if e.ScheduledAt != nil {
 		w.scheduled = append(w.scheduled, e)
 	} else {
-		w.now = append(w.now, DeliverJob{EmailID: e.ID})
+		w.now = append(w.now, e.ID)
 	}
 	res := &SendResult{ID: e.ID, Status: e.Status, QueuedAt: e.CreatedAt}
 	if r.IdempotencyKey != "" {

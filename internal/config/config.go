@@ -44,6 +44,9 @@ type Config struct {
 	// SMTPTimeout bounds each SMTP command's reply (the final reply after
 	// DATA gets twice as long).
 	SMTPTimeout time.Duration
+	// DeliveryWorkers bounds the delivery attempts in flight in one worker
+	// process, and the jobs of its default queue running at once.
+	DeliveryWorkers int
 	// RelayPoolSize bounds the connections kept open to the relay.
 	RelayPoolSize int
 	// Blocklists are the DNSBLs of D33 (CARTEIRO_DNSBL_LISTS).
@@ -102,6 +105,9 @@ func Load(lookupEnv func(string) (string, bool)) (Config, error) {
 	}
 	if c.JobTimeout, err = time.ParseDuration(get("CARTEIRO_JOB_TIMEOUT", "15m")); err != nil || c.JobTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("CARTEIRO_JOB_TIMEOUT: want a duration such as 15m, got %q", getenv("CARTEIRO_JOB_TIMEOUT")))
+	}
+	if c.DeliveryWorkers, err = strconv.Atoi(get("CARTEIRO_DELIVERY_WORKERS", "50")); err != nil || c.DeliveryWorkers < 1 {
+		errs = append(errs, fmt.Errorf("CARTEIRO_DELIVERY_WORKERS: want a positive number, got %q", getenv("CARTEIRO_DELIVERY_WORKERS")))
 	}
 	if c.RelayPoolSize, err = strconv.Atoi(get("CARTEIRO_RELAY_POOL_SIZE", "16")); err != nil || c.RelayPoolSize < 1 {
 		errs = append(errs, fmt.Errorf("CARTEIRO_RELAY_POOL_SIZE: want a positive number, got %q", getenv("CARTEIRO_RELAY_POOL_SIZE")))

@@ -105,7 +105,7 @@ func (q *Queue) config(a *app.App, opts Options) *river.Config {
 	if !opts.Work {
 		return cfg
 	}
-	cfg.Workers = workers(a)
+	cfg.Workers = workers(a, opts.JobTimeout)
 	if opts.JobTimeout > 0 {
 		cfg.JobTimeout = opts.JobTimeout
 		cfg.RescueStuckJobsAfter = 2 * opts.JobTimeout

@@ -2,6 +2,7 @@ package queue
 
 import (
 	"context"
+	"time"
 
 	"github.com/riverqueue/river"
 
@@ -9,11 +10,13 @@ import (
 )
 
 // workers registers one thin worker per job kind; each calls a use case.
-func workers(a *app.App) *river.Workers {
+// jobTimeout is River's bound on one job (0: River's default).
+func workers(a *app.App, jobTimeout time.Duration) *river.Workers {
 	w := river.NewWorkers()
 	river.AddWorker(w, &domainSweepWorker{app: a})
 	river.AddWorker(w, &domainCheckWorker{app: a})
 	river.AddWorker(w, &deliverWorker{app: a})
+	river.AddWorker(w, &deliverGroupWorker{app: a, timeout: jobTimeout})
 	river.AddWorker(w, &senderVerificationWorker{app: a})
 	river.AddWorker(w, &webhookWorker{app: a})
 	river.AddWorker(w, &startBroadcastWorker{app: a})
@@ -47,7 +50,28 @@ type deliverWorker struct {
 }
 
 func (w *deliverWorker) Work(ctx context.Context, job *river.Job[app.DeliverJob]) error {
-	return w.app.DeliverEmail(ctx, job.Args.EmailID)
+	return w.app.DeliverEmail(ctx, job.Args.EmailID, job.Args.Broadcast)
+}
+
+type deliverGroupWorker struct {
+	river.WorkerDefaults[app.DeliverGroupJob]
+	app     *app.App
+	timeout time.Duration
+}
+
+// Timeout gives a group job half as long again as other jobs: it starts
+// attempts during its first third, so each attempt in flight keeps at least
+// a whole job timeout, as it would in a job of its own; River's rescue of
+// stuck jobs (twice the job timeout) still comes later.
+func (w *deliverGroupWorker) Timeout(*river.Job[app.DeliverGroupJob]) time.Duration {
+	if w.timeout <= 0 {
+		return 0 // River's default
+	}
+	return w.timeout * 3 / 2
+}
+
+func (w *deliverGroupWorker) Work(ctx context.Context, job *river.Job[app.DeliverGroupJob]) error {
+	return w.app.DeliverGroup(ctx, job.Args.EmailIDs, job.Args.Broadcast)
 }
 
 type senderVerificationWorker struct {

@@ -151,7 +151,7 @@ func (s *Server) build(ctx context.Context, o Options) error {
 		Blocklists: o.Config.Blocklists, SendingIPs: o.Config.SendingIPs,
 		BounceHost: o.Config.BounceHost, DKIMSelector: o.Config.DKIMSelector, Warmup: o.Config.WarmupEnabled(),
 		AcceptIsDelivery: o.Config.Delivery == "direct" || o.Config.RelayAcceptIsDelivery,
-		SystemFrom:       systemFrom, PublicURL: o.Config.PublicURL,
+		SystemFrom:       systemFrom, PublicURL: o.Config.PublicURL, DeliverySlots: o.Config.DeliveryWorkers,
 	})
 
 	catalog, err := i18n.New()
@@ -188,7 +188,7 @@ func (s *Server) build(ctx context.Context, o Options) error {
 			return fmt.Errorf("inbound SMTP listener: %w", err)
 		}
 	}
-	qopts := queue.Options{Work: o.Role != RoleAPI, Workers: 50, PollInterval: o.QueuePollInterval, SweepInterval: o.SweepInterval,
+	qopts := queue.Options{Work: o.Role != RoleAPI, Workers: o.Config.DeliveryWorkers, PollInterval: o.QueuePollInterval, SweepInterval: o.SweepInterval,
 		JobTimeout: o.Config.JobTimeout}
 	if _, real := o.Clock.(carteiro.SystemClock); !real {
 		qopts.Clock = o.Clock
