@@ -32,7 +32,8 @@ func TestDefaultsMatchD56(t *testing.T) {
 		}
 	}
 	if c.DirectPort != 25 || c.RateLimitKey.Rate != 50 || c.RateLimitKey.Burst != 100 || c.RateLimitKey.Period != time.Second ||
-		c.RateLimitIP.Rate != 100 || c.RateLimitIP.Burst != 200 || c.WebhookAllowPrivate || c.RelayAcceptIsDelivery {
+		c.RateLimitIP.Rate != 100 || c.RateLimitIP.Burst != 200 || c.WebhookAllowPrivate || c.RelayAcceptIsDelivery ||
+		c.DeliveryWorkers != 50 {
 		t.Errorf("numeric or boolean defaults wrong: %+v", c)
 	}
 	if !c.WarmupEnabled() {
@@ -52,17 +53,18 @@ func TestEmptyInboundAddrDisablesListener(t *testing.T) {
 
 func TestInvalidSettingsAreNamed(t *testing.T) {
 	_, err := Load(env(map[string]string{
-		"CARTEIRO_DELIVERY":       "relay",
-		"CARTEIRO_DIRECT_PORT":    "x",
-		"CARTEIRO_WARMUP":         "maybe",
-		"CARTEIRO_DKIM_LIBCRYPTO": "yes",
-		"CARTEIRO_SECRET_KEY":     "short",
-		"CARTEIRO_RATE_LIMIT_IP":  "fast",
+		"CARTEIRO_DELIVERY":         "relay",
+		"CARTEIRO_DIRECT_PORT":      "x",
+		"CARTEIRO_WARMUP":           "maybe",
+		"CARTEIRO_DKIM_LIBCRYPTO":   "yes",
+		"CARTEIRO_SECRET_KEY":       "short",
+		"CARTEIRO_RATE_LIMIT_IP":    "fast",
+		"CARTEIRO_DELIVERY_WORKERS": "0",
 	}))
 	if err == nil {
 		t.Fatal("want an error")
 	}
-	for _, name := range []string{"CARTEIRO_RELAY_URL", "CARTEIRO_DIRECT_PORT", "CARTEIRO_WARMUP", "CARTEIRO_DKIM_LIBCRYPTO", "CARTEIRO_SECRET_KEY", "CARTEIRO_RATE_LIMIT_IP"} {
+	for _, name := range []string{"CARTEIRO_RELAY_URL", "CARTEIRO_DIRECT_PORT", "CARTEIRO_WARMUP", "CARTEIRO_DKIM_LIBCRYPTO", "CARTEIRO_SECRET_KEY", "CARTEIRO_RATE_LIMIT_IP", "CARTEIRO_DELIVERY_WORKERS"} {
 		if !strings.Contains(err.Error(), name) {
 			t.Errorf("error does not name %s: %v", name, err)
 		}
