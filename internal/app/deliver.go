@@ -32,8 +32,8 @@ func retryDelay(attempt int) time.Duration {
 }
 
 // deliverEmail makes one delivery attempt of every recipient not yet
-// final; firstOnly leaves an email alone once its first attempt ended (a
-// group job's re-run). Outcomes, events and the next retry are recorded in
+// final; firstOnly leaves an email alone once the outcome of its first
+// attempt was recorded (a group job's re-run, firstAttemptDone). Outcomes, events and the next retry are recorded in
 // one transaction after the SMTP conversation; a crash between the two
 // repeats at most that one attempt.
 func (a *App) deliverEmail(ctx context.Context, emailID string, firstOnly bool) error {

@@ -27,7 +27,7 @@ type DeliverGroupJob struct {
 func (DeliverGroupJob) Kind() string { return "deliver_emails" }
 
 // deliverGroupSize caps the emails of one group job: a batch's 100 fit in
-// one, and a crash repeats the claim of at most this many emails' rows.
+// one, and a job that runs again reads at most this many emails again.
 const deliverGroupSize = 100
 
 // deliverGroups splits ids into group jobs of at most deliverGroupSize.
@@ -63,10 +63,11 @@ func (a *App) DeliverGroup(ctx context.Context, ids []string, background bool) e
 		defer cancel()
 	}
 	var (
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		errs []error
-		rest []string
+		wg     sync.WaitGroup
+		mu     sync.Mutex
+		errs   []error
+		failed []string // the emails whose attempt ended in an error
+		rest   []string // the emails not started in time
 	)
 	for i, id := range ids {
 		if err := a.slots.acquire(startBy, background); err != nil {
@@ -84,20 +85,26 @@ func (a *App) DeliverGroup(ctx context.Context, ids []string, background bool) e
 			if err := a.deliverEmail(ctx, id, true); err != nil {
 				mu.Lock()
 				errs = append(errs, fmt.Errorf("email %s: %w", id, err))
+				failed = append(failed, id)
 				mu.Unlock()
 			}
 		}()
 	}
 	wg.Wait()
-	if len(rest) > 0 {
-		err := a.store.InTx(ctx, func(tx *store.Tx) error {
-			return a.queue.EnqueueManyTx(ctx, tx, deliverGroups(rest, background), JobOpts{Priority: groupPriority(background)})
-		})
-		if err != nil {
-			errs = append(errs, fmt.Errorf("hand over %d emails not started: %w", len(rest), err))
-		}
+	if len(rest) == 0 {
+		return errors.Join(errs...)
 	}
-	return errors.Join(errs...)
+	// The new job takes the failed emails too, and this one ends without an
+	// error: were it run again, it would attempt the emails handed over,
+	// beside the job that now owns them.
+	handed := append(failed, rest...)
+	err := a.store.InTx(ctx, func(tx *store.Tx) error {
+		return a.queue.EnqueueManyTx(ctx, tx, deliverGroups(handed, background), JobOpts{Priority: groupPriority(background)})
+	})
+	if err != nil {
+		return errors.Join(append(errs, fmt.Errorf("hand over %d emails: %w", len(handed), err))...)
+	}
+	return nil
 }
 
 // groupPriority is deliveryPriority for a group job.
