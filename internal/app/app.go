@@ -108,6 +108,7 @@ type App struct {
 	templates TemplateEngine
 	rsa       RSASigners
 	slots     *deliverySlots
+	accepts   *acceptLoad
 
 	keysMu sync.Mutex
 	keys   map[string]crypto.Signer // DKIM keys opened, by domain id
@@ -150,9 +151,11 @@ func New(d Deps, cfg Config) *App {
 	if cfg.DeliverySlots == 0 {
 		cfg.DeliverySlots = 50
 	}
+	// The load is measured in real time, not by the clock tests move.
+	accepts := newAcceptLoad(time.Now)
 	return &App{store: d.Store, queue: d.Queue, clock: d.Clock, dns: d.DNS, box: d.Box, cfg: cfg, logger: d.Logger,
 		transport: d.Transport, hooks: d.Hooks, templates: d.Templates, rsa: d.RSASigners,
-		slots: newDeliverySlots(cfg.DeliverySlots), keys: map[string]crypto.Signer{}}
+		slots: newDeliverySlots(cfg.DeliverySlots, accepts.busy), accepts: accepts, keys: map[string]crypto.Signer{}}
 }
 
 // storeErr turns store sentinels into domain errors; anything else is an

@@ -11,23 +11,42 @@ import (
 // transactional attempts get a freed slot before waiting broadcast ones:
 // a password reset accepted during a broadcast goes ahead of the
 // newsletters already waiting, as River's priorities order their jobs.
+//
+// While busy says the process is busy accepting email (acceptLoad), the
+// bound drops to a twelfth of the slots: deliveries then give the CPU to
+// the callers waiting for their 202, and catch up when the burst ends.
+// Attempts already running finish; freed slots are not refilled until
+// fewer than the lower bound are in flight.
 type deliverySlots struct {
-	mu   sync.Mutex
-	free int
+	size     int         // the bound while accepts leave room
+	yielding int         // the bound while busy() holds
+	busy     func() bool // nil: never yields
+
+	mu    sync.Mutex
+	inUse int
 	// waiting holds the blocked acquirers, urgent ones first in line.
 	urgent, background []chan struct{}
 }
 
-func newDeliverySlots(n int) *deliverySlots {
-	return &deliverySlots{free: max(1, n)}
+func newDeliverySlots(n int, busy func() bool) *deliverySlots {
+	n = max(1, n)
+	return &deliverySlots{size: n, yielding: max(1, n/12), busy: busy}
+}
+
+// limit is the bound that holds now. s.mu is held.
+func (s *deliverySlots) limit() int {
+	if s.busy != nil && s.busy() {
+		return s.yielding
+	}
+	return s.size
 }
 
 // acquire takes a slot, waiting for one while ctx allows; background
 // callers yield to urgent ones.
 func (s *deliverySlots) acquire(ctx context.Context, background bool) error {
 	s.mu.Lock()
-	if s.free > 0 { // then nobody waits: a freed slot goes to a waiter first
-		s.free--
+	if len(s.urgent)+len(s.background) == 0 && s.inUse < s.limit() {
+		s.inUse++
 		s.mu.Unlock()
 		return nil
 	}
@@ -37,6 +56,8 @@ func (s *deliverySlots) acquire(ctx context.Context, background bool) error {
 	} else {
 		s.urgent = append(s.urgent, ready)
 	}
+	// The bound may have risen since the last release.
+	s.handOut()
 	s.mu.Unlock()
 	select {
 	case <-ready:
@@ -48,7 +69,8 @@ func (s *deliverySlots) acquire(ctx context.Context, background bool) error {
 			return ctx.Err()
 		}
 		// The slot was handed over as ctx ended: give it back.
-		s.handOver()
+		s.inUse--
+		s.handOut()
 		return ctx.Err()
 	}
 }
@@ -57,22 +79,29 @@ func (s *deliverySlots) acquire(ctx context.Context, background bool) error {
 func (s *deliverySlots) release() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.handOver()
+	s.inUse--
+	s.handOut()
 }
 
-// handOver gives one slot to the next waiter, or frees it. s.mu is held.
-func (s *deliverySlots) handOver() {
-	var next chan struct{}
-	switch {
-	case len(s.urgent) > 0:
-		next, s.urgent = s.urgent[0], s.urgent[1:]
-	case len(s.background) > 0:
-		next, s.background = s.background[0], s.background[1:]
-	default:
-		s.free++
+// handOut gives slots to the waiters in line while the bound allows. s.mu
+// is held.
+func (s *deliverySlots) handOut() {
+	if len(s.urgent)+len(s.background) == 0 {
 		return
 	}
-	close(next)
+	for limit := s.limit(); s.inUse < limit; {
+		var next chan struct{}
+		switch {
+		case len(s.urgent) > 0:
+			next, s.urgent = s.urgent[0], s.urgent[1:]
+		case len(s.background) > 0:
+			next, s.background = s.background[0], s.background[1:]
+		default:
+			return
+		}
+		s.inUse++
+		close(next)
+	}
 }
 
 // forget removes a waiter that gave up; false means it was already handed

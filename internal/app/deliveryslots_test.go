@@ -11,7 +11,7 @@ import (
 // A freed slot goes to a waiting transactional attempt before any waiting
 // broadcast attempt, whatever order they started waiting in.
 func TestDeliverySlotsServeUrgentFirst(t *testing.T) {
-	s := newDeliverySlots(1)
+	s := newDeliverySlots(1, nil)
 	ctx := context.Background()
 	if err := s.acquire(ctx, false); err != nil {
 		t.Fatal(err)
@@ -56,15 +56,15 @@ func TestDeliverySlotsServeUrgentFirst(t *testing.T) {
 			t.Fatalf("order %v, want %v", order, want)
 		}
 	}
-	if s.free != 1 {
-		t.Fatalf("free slots after all released: %d, want 1", s.free)
+	if s.inUse != 0 {
+		t.Fatalf("slots in use after all released: %d, want 0", s.inUse)
 	}
 }
 
 // No more attempts than slots run at once, and every slot comes back.
 func TestDeliverySlotsBoundInFlight(t *testing.T) {
 	const slots, attempts = 4, 200
-	s := newDeliverySlots(slots)
+	s := newDeliverySlots(slots, nil)
 	var mu sync.Mutex
 	inFlight, peak := 0, 0
 	var wg sync.WaitGroup
@@ -91,15 +91,15 @@ func TestDeliverySlotsBoundInFlight(t *testing.T) {
 	if peak > slots {
 		t.Fatalf("%d attempts in flight at once, slots %d", peak, slots)
 	}
-	if s.free != slots || len(s.urgent)+len(s.background) != 0 {
-		t.Fatalf("after all released: free %d, waiting %d+%d", s.free, len(s.urgent), len(s.background))
+	if s.inUse != 0 || len(s.urgent)+len(s.background) != 0 {
+		t.Fatalf("after all released: in use %d, waiting %d+%d", s.inUse, len(s.urgent), len(s.background))
 	}
 }
 
 // A waiter whose context ends leaves the line without taking a slot, so the
 // slot goes to the next waiter instead of being lost.
 func TestDeliverySlotsGiveUpOnContext(t *testing.T) {
-	s := newDeliverySlots(1)
+	s := newDeliverySlots(1, nil)
 	if err := s.acquire(context.Background(), false); err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,97 @@ func TestDeliverySlotsGiveUpOnContext(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.release()
-	if s.free != 1 || len(s.background) != 0 {
-		t.Fatalf("free %d, waiting %d; want 1 and 0", s.free, len(s.background))
+	if s.inUse != 0 || len(s.background) != 0 {
+		t.Fatalf("in use %d, waiting %d; want 0 and 0", s.inUse, len(s.background))
+	}
+}
+
+// While accepts keep the process busy, deliveries hold a twelfth of their
+// slots; when the burst ends, waiting attempts get slots again without
+// waiting for a running one to end.
+func TestDeliverySlotsYieldToBusyAccepts(t *testing.T) {
+	var mu sync.Mutex
+	busy := true
+	s := newDeliverySlots(24, func() bool { mu.Lock(); defer mu.Unlock(); return busy })
+	ctx := context.Background()
+	for range 2 { // 24/12
+		if err := s.acquire(ctx, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := make(chan struct{}, 2)
+	for range 2 {
+		go func() {
+			if err := s.acquire(ctx, false); err != nil {
+				t.Error(err)
+			}
+			got <- struct{}{}
+		}()
+	}
+	select {
+	case <-got:
+		t.Fatal("a third attempt started while accepts kept the process busy")
+	case <-time.After(50 * time.Millisecond):
+	}
+	mu.Lock()
+	busy = false
+	mu.Unlock()
+	// The next caller finds the bound back at 24 and lets the waiters in.
+	if err := s.acquire(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		select {
+		case <-got:
+		case <-time.After(5 * time.Second):
+			t.Fatal("waiting attempts got no slot after the burst ended")
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.inUse != 5 {
+		t.Fatalf("slots in use %d, want 5", s.inUse)
+	}
+}
+
+// Slots freed while the process is busy are not refilled until fewer
+// attempts than the lower bound are in flight.
+func TestDeliverySlotsShrinkAsAttemptsEnd(t *testing.T) {
+	var mu sync.Mutex
+	busy := false
+	s := newDeliverySlots(12, func() bool { mu.Lock(); defer mu.Unlock(); return busy })
+	ctx := context.Background()
+	for range 3 {
+		if err := s.acquire(ctx, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mu.Lock()
+	busy = true
+	mu.Unlock()
+	got := make(chan struct{}, 1)
+	go func() {
+		if err := s.acquire(ctx, true); err != nil {
+			t.Error(err)
+		}
+		got <- struct{}{}
+	}()
+	s.release() // 2 in flight, bound 1
+	select {
+	case <-got:
+		t.Fatal("a freed slot was refilled with 2 attempts in flight and a bound of 1")
+	case <-time.After(50 * time.Millisecond):
+	}
+	s.release() // 1 in flight
+	select {
+	case <-got:
+		t.Fatal("a freed slot was refilled with 1 attempt in flight and a bound of 1")
+	case <-time.After(50 * time.Millisecond):
+	}
+	s.release() // none in flight: the waiter goes
+	select {
+	case <-got:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the waiter got no slot with none in flight")
 	}
 }

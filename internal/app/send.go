@@ -34,6 +34,8 @@ const endpointSend = "POST /emails"
 // idempotency record and its delivery job in one transaction (accepted
 // means durable).
 func (a *App) SendEmail(ctx context.Context, p *Principal, r *SendRequest) (*SendResult, error) {
+	a.accepts.enter()
+	defer a.accepts.leave()
 	e, err := a.prepare(ctx, p, r, a.newSenderDomains(p.Org.ID))
 	if err != nil {
 		return nil, err
@@ -69,6 +71,8 @@ type BatchItem struct {
 // batch (4.1). Valid items commit together in one transaction, their rows
 // and jobs written with multi-row statements.
 func (a *App) SendBatch(ctx context.Context, p *Principal, reqs []*SendRequest) ([]BatchItem, error) {
+	a.accepts.enter()
+	defer a.accepts.leave()
 	emails := make([]*carteiro.Email, len(reqs))
 	prepErrs := make([]error, len(reqs))
 	senders := a.newSenderDomains(p.Org.ID)
