@@ -155,7 +155,7 @@ func New(d Deps, cfg Config) *App {
 	accepts := newAcceptLoad(time.Now)
 	return &App{store: d.Store, queue: d.Queue, clock: d.Clock, dns: d.DNS, box: d.Box, cfg: cfg, logger: d.Logger,
 		transport: d.Transport, hooks: d.Hooks, templates: d.Templates, rsa: d.RSASigners,
-		slots: newDeliverySlots(cfg.DeliverySlots, accepts.busy), accepts: accepts, keys: map[string]crypto.Signer{}}
+		slots: newDeliverySlots(cfg.DeliverySlots, accepts.busy, d.Clock.Now), accepts: accepts, keys: map[string]crypto.Signer{}}
 }
 
 // storeErr turns store sentinels into domain errors; anything else is an

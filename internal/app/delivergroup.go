@@ -43,13 +43,15 @@ func deliverGroups(ids []string, broadcast bool) []Job {
 
 // DeliverGroup is the worker side of DeliverGroupJob: each email's first
 // attempt, as many at once as delivery slots allow. background marks a
-// broadcast's group, which yields slots to transactional email.
+// broadcast's group, which yields slots to transactional email; due is
+// when the job became due, which bounds how long its attempts yield slots
+// to accepts (deliverySlots).
 //
 // When the job runs again (an email's attempt failed with an error, or the
 // process died), the emails whose first attempt ended are left alone: a
 // deferred one already has its retry job (D23). Only those never attempted,
 // or whose first attempt was cut short, are attempted again.
-func (a *App) DeliverGroup(ctx context.Context, ids []string, background bool) error {
+func (a *App) DeliverGroup(ctx context.Context, ids []string, background bool, due time.Time) error {
 	// Attempts start only in the first third of the job's time, leaving
 	// each one in flight at least the other two thirds (the queue makes a
 	// group job's time half as long again as a job's). When slots are scarce
@@ -70,7 +72,7 @@ func (a *App) DeliverGroup(ctx context.Context, ids []string, background bool) e
 		rest   []string // the emails not started in time
 	)
 	for i, id := range ids {
-		if err := a.slots.acquire(startBy, background); err != nil {
+		if err := a.slots.acquire(startBy, background, due); err != nil {
 			if ctx.Err() == nil {
 				rest = ids[i:]
 			} else {
@@ -116,9 +118,10 @@ func groupPriority(background bool) int {
 }
 
 // DeliverEmail is the worker side of DeliverJob: one delivery attempt of
-// every recipient of the email not yet final, once a delivery slot is free.
-func (a *App) DeliverEmail(ctx context.Context, emailID string, background bool) error {
-	if err := a.slots.acquire(ctx, background); err != nil {
+// every recipient of the email not yet final, once a delivery slot is free
+// (due as in DeliverGroup).
+func (a *App) DeliverEmail(ctx context.Context, emailID string, background bool, due time.Time) error {
+	if err := a.slots.acquire(ctx, background, due); err != nil {
 		return err
 	}
 	defer a.slots.release()

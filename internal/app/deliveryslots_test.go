@@ -11,9 +11,9 @@ import (
 // A freed slot goes to a waiting transactional attempt before any waiting
 // broadcast attempt, whatever order they started waiting in.
 func TestDeliverySlotsServeUrgentFirst(t *testing.T) {
-	s := newDeliverySlots(1, nil)
+	s := newDeliverySlots(1, nil, time.Now)
 	ctx := context.Background()
-	if err := s.acquire(ctx, false); err != nil {
+	if err := s.acquire(ctx, false, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	var mu sync.Mutex
@@ -21,7 +21,7 @@ func TestDeliverySlotsServeUrgentFirst(t *testing.T) {
 	var wg sync.WaitGroup
 	wait := func(name string, background bool) {
 		defer wg.Done()
-		if err := s.acquire(ctx, background); err != nil {
+		if err := s.acquire(ctx, background, time.Now()); err != nil {
 			t.Error(err)
 			return
 		}
@@ -64,7 +64,7 @@ func TestDeliverySlotsServeUrgentFirst(t *testing.T) {
 // No more attempts than slots run at once, and every slot comes back.
 func TestDeliverySlotsBoundInFlight(t *testing.T) {
 	const slots, attempts = 4, 200
-	s := newDeliverySlots(slots, nil)
+	s := newDeliverySlots(slots, nil, time.Now)
 	var mu sync.Mutex
 	inFlight, peak := 0, 0
 	var wg sync.WaitGroup
@@ -72,7 +72,7 @@ func TestDeliverySlotsBoundInFlight(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := s.acquire(context.Background(), i%2 == 0); err != nil {
+			if err := s.acquire(context.Background(), i%2 == 0, time.Now()); err != nil {
 				t.Error(err)
 				return
 			}
@@ -99,17 +99,17 @@ func TestDeliverySlotsBoundInFlight(t *testing.T) {
 // A waiter whose context ends leaves the line without taking a slot, so the
 // slot goes to the next waiter instead of being lost.
 func TestDeliverySlotsGiveUpOnContext(t *testing.T) {
-	s := newDeliverySlots(1, nil)
-	if err := s.acquire(context.Background(), false); err != nil {
+	s := newDeliverySlots(1, nil, time.Now)
+	if err := s.acquire(context.Background(), false, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
-	if err := s.acquire(ctx, true); !errors.Is(err, context.DeadlineExceeded) {
+	if err := s.acquire(ctx, true, time.Now()); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("acquire past its deadline: %v, want DeadlineExceeded", err)
 	}
 	s.release()
-	if err := s.acquire(context.Background(), true); err != nil {
+	if err := s.acquire(context.Background(), true, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	s.release()
@@ -124,17 +124,17 @@ func TestDeliverySlotsGiveUpOnContext(t *testing.T) {
 func TestDeliverySlotsYieldToBusyAccepts(t *testing.T) {
 	var mu sync.Mutex
 	busy := true
-	s := newDeliverySlots(24, func() bool { mu.Lock(); defer mu.Unlock(); return busy })
+	s := newDeliverySlots(24, func() bool { mu.Lock(); defer mu.Unlock(); return busy }, time.Now)
 	ctx := context.Background()
 	for range 2 { // 24/12
-		if err := s.acquire(ctx, false); err != nil {
+		if err := s.acquire(ctx, false, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 	}
 	got := make(chan struct{}, 2)
 	for range 2 {
 		go func() {
-			if err := s.acquire(ctx, false); err != nil {
+			if err := s.acquire(ctx, false, time.Now()); err != nil {
 				t.Error(err)
 			}
 			got <- struct{}{}
@@ -149,7 +149,7 @@ func TestDeliverySlotsYieldToBusyAccepts(t *testing.T) {
 	busy = false
 	mu.Unlock()
 	// The next caller finds the bound back at 24 and lets the waiters in.
-	if err := s.acquire(ctx, true); err != nil {
+	if err := s.acquire(ctx, true, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	for range 2 {
@@ -171,10 +171,10 @@ func TestDeliverySlotsYieldToBusyAccepts(t *testing.T) {
 func TestDeliverySlotsShrinkAsAttemptsEnd(t *testing.T) {
 	var mu sync.Mutex
 	busy := false
-	s := newDeliverySlots(12, func() bool { mu.Lock(); defer mu.Unlock(); return busy })
+	s := newDeliverySlots(12, func() bool { mu.Lock(); defer mu.Unlock(); return busy }, time.Now)
 	ctx := context.Background()
 	for range 3 {
-		if err := s.acquire(ctx, false); err != nil {
+		if err := s.acquire(ctx, false, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -183,7 +183,7 @@ func TestDeliverySlotsShrinkAsAttemptsEnd(t *testing.T) {
 	mu.Unlock()
 	got := make(chan struct{}, 1)
 	go func() {
-		if err := s.acquire(ctx, true); err != nil {
+		if err := s.acquire(ctx, true, time.Now()); err != nil {
 			t.Error(err)
 		}
 		got <- struct{}{}
@@ -205,5 +205,39 @@ func TestDeliverySlotsShrinkAsAttemptsEnd(t *testing.T) {
 	case <-got:
 	case <-time.After(5 * time.Second):
 		t.Fatal("the waiter got no slot with none in flight")
+	}
+}
+
+// Deliveries stop yielding to accepts once an attempt has waited
+// maxYieldLag since its job became due: accepts that never stop cannot
+// hold email back for longer than that.
+func TestDeliverySlotsStopYieldingToLateEmail(t *testing.T) {
+	clock := &steppedClock{t: time.Unix(1_800_000_000, 0)}
+	s := newDeliverySlots(24, func() bool { return true }, clock.now)
+	ctx := context.Background()
+	for range 2 { // the busy bound of 24
+		if err := s.acquire(ctx, false, clock.now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := make(chan struct{}, 1)
+	go func() {
+		if err := s.acquire(ctx, true, clock.now().Add(-maxYieldLag+time.Second)); err != nil {
+			t.Error(err)
+		}
+		got <- struct{}{}
+	}()
+	select {
+	case <-got:
+		t.Fatal("an attempt due 59 s ago started while accepts kept the process busy")
+	case <-time.After(50 * time.Millisecond):
+	}
+	if err := s.acquire(ctx, false, clock.now().Add(-maxYieldLag)); err != nil {
+		t.Fatal("an attempt due a minute ago waited while the process was busy:", err)
+	}
+	select {
+	case <-got:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the waiting attempt got no slot once a late one was in line")
 	}
 }

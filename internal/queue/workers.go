@@ -50,7 +50,7 @@ type deliverWorker struct {
 }
 
 func (w *deliverWorker) Work(ctx context.Context, job *river.Job[app.DeliverJob]) error {
-	return w.app.DeliverEmail(ctx, job.Args.EmailID, job.Args.Broadcast)
+	return w.app.DeliverEmail(ctx, job.Args.EmailID, job.Args.Broadcast, job.ScheduledAt)
 }
 
 type deliverGroupWorker struct {
@@ -71,7 +71,7 @@ func (w *deliverGroupWorker) Timeout(*river.Job[app.DeliverGroupJob]) time.Durat
 }
 
 func (w *deliverGroupWorker) Work(ctx context.Context, job *river.Job[app.DeliverGroupJob]) error {
-	return w.app.DeliverGroup(ctx, job.Args.EmailIDs, job.Args.Broadcast)
+	return w.app.DeliverGroup(ctx, job.Args.EmailIDs, job.Args.Broadcast, job.ScheduledAt)
 }
 
 type senderVerificationWorker struct {
