@@ -29,9 +29,9 @@ const (
 	// acceptBusyCalls is the average of accept calls in flight from which
 	// the API counts as busy. A handful of callers sending one by one stay
 	// below it, so deliveries never yield to them; 32 concurrent callers
-	// keep about 30 calls in flight. In an open stream of requests the calls in flight
-	// are its rate times each call's time, so at rates a process can
-	// also deliver, calls stay short and the average stays low.
+	// keep about 30 calls in flight. In an open stream of requests the
+	// calls in flight are its rate times each call's time, so at rates a
+	// process can also deliver, calls stay short and the average low.
 	acceptBusyCalls = 8
 )
 
