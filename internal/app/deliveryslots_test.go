@@ -118,47 +118,77 @@ func TestDeliverySlotsGiveUpOnContext(t *testing.T) {
 	}
 }
 
+// busySwitch stands for acceptLoad: the test says when the API is busy.
+type busySwitch struct {
+	mu sync.Mutex
+	on bool
+}
+
+func (b *busySwitch) busy() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.on
+}
+
+func (b *busySwitch) set(on bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.on = on
+}
+
+// acquireLater acquires in the background; the channel gets a value once
+// the slot is taken.
+func acquireLater(t *testing.T, s *deliverySlots, background bool, due time.Time) <-chan struct{} {
+	got := make(chan struct{}, 1)
+	go func() {
+		if err := s.acquire(context.Background(), background, due); err != nil {
+			t.Error(err)
+		}
+		got <- struct{}{}
+	}()
+	return got
+}
+
+// stillWaiting fails with why when got delivers within 50 ms.
+func stillWaiting(t *testing.T, got <-chan struct{}, why string) {
+	t.Helper()
+	select {
+	case <-got:
+		t.Fatal(why)
+	case <-time.After(50 * time.Millisecond):
+	}
+}
+
+// slotTaken fails with why unless got delivers within 5 s.
+func slotTaken(t *testing.T, got <-chan struct{}, why string) {
+	t.Helper()
+	select {
+	case <-got:
+	case <-time.After(5 * time.Second):
+		t.Fatal(why)
+	}
+}
+
 // While accepts keep the process busy, deliveries hold a twelfth of their
 // slots; when the burst ends, waiting attempts get slots again without
 // waiting for a running one to end.
 func TestDeliverySlotsYieldToBusyAccepts(t *testing.T) {
-	var mu sync.Mutex
-	busy := true
-	s := newDeliverySlots(24, func() bool { mu.Lock(); defer mu.Unlock(); return busy }, time.Now)
-	ctx := context.Background()
+	api := &busySwitch{on: true}
+	s := newDeliverySlots(24, api.busy, time.Now)
 	for range 2 { // 24/12
-		if err := s.acquire(ctx, false, time.Now()); err != nil {
+		if err := s.acquire(context.Background(), false, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 	}
-	got := make(chan struct{}, 2)
-	for range 2 {
-		go func() {
-			if err := s.acquire(ctx, false, time.Now()); err != nil {
-				t.Error(err)
-			}
-			got <- struct{}{}
-		}()
-	}
-	select {
-	case <-got:
-		t.Fatal("a third attempt started while accepts kept the process busy")
-	case <-time.After(50 * time.Millisecond):
-	}
-	mu.Lock()
-	busy = false
-	mu.Unlock()
+	third, fourth := acquireLater(t, s, false, time.Now()), acquireLater(t, s, false, time.Now())
+	stillWaiting(t, third, "a third attempt started while accepts kept the process busy")
+	api.set(false)
 	// The next caller finds the bound back at 24 and lets the waiters in.
-	if err := s.acquire(ctx, true, time.Now()); err != nil {
+	if err := s.acquire(context.Background(), true, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	for range 2 {
-		select {
-		case <-got:
-		case <-time.After(5 * time.Second):
-			t.Fatal("waiting attempts got no slot after the burst ended")
-		}
-	}
+	slotTaken(t, third, "a waiting attempt got no slot after the burst ended")
+	slotTaken(t, fourth, "a waiting attempt got no slot after the burst ended")
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.inUse != 5 {
@@ -169,43 +199,21 @@ func TestDeliverySlotsYieldToBusyAccepts(t *testing.T) {
 // Slots freed while the process is busy are not refilled until fewer
 // attempts than the lower bound are in flight.
 func TestDeliverySlotsShrinkAsAttemptsEnd(t *testing.T) {
-	var mu sync.Mutex
-	busy := false
-	s := newDeliverySlots(12, func() bool { mu.Lock(); defer mu.Unlock(); return busy }, time.Now)
-	ctx := context.Background()
+	api := &busySwitch{}
+	s := newDeliverySlots(12, api.busy, time.Now)
 	for range 3 {
-		if err := s.acquire(ctx, false, time.Now()); err != nil {
+		if err := s.acquire(context.Background(), false, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 	}
-	mu.Lock()
-	busy = true
-	mu.Unlock()
-	got := make(chan struct{}, 1)
-	go func() {
-		if err := s.acquire(ctx, true, time.Now()); err != nil {
-			t.Error(err)
-		}
-		got <- struct{}{}
-	}()
+	api.set(true)
+	waiter := acquireLater(t, s, true, time.Now())
 	s.release() // 2 in flight, bound 1
-	select {
-	case <-got:
-		t.Fatal("a freed slot was refilled with 2 attempts in flight and a bound of 1")
-	case <-time.After(50 * time.Millisecond):
-	}
+	stillWaiting(t, waiter, "a freed slot was refilled with 2 attempts in flight and a bound of 1")
 	s.release() // 1 in flight
-	select {
-	case <-got:
-		t.Fatal("a freed slot was refilled with 1 attempt in flight and a bound of 1")
-	case <-time.After(50 * time.Millisecond):
-	}
+	stillWaiting(t, waiter, "a freed slot was refilled with 1 attempt in flight and a bound of 1")
 	s.release() // none in flight: the waiter goes
-	select {
-	case <-got:
-	case <-time.After(5 * time.Second):
-		t.Fatal("the waiter got no slot with none in flight")
-	}
+	slotTaken(t, waiter, "the waiter got no slot with none in flight")
 }
 
 // Deliveries stop yielding to accepts once an attempt has waited
@@ -214,30 +222,17 @@ func TestDeliverySlotsShrinkAsAttemptsEnd(t *testing.T) {
 func TestDeliverySlotsStopYieldingToLateEmail(t *testing.T) {
 	clock := &steppedClock{t: time.Unix(1_800_000_000, 0)}
 	s := newDeliverySlots(24, func() bool { return true }, clock.now)
-	ctx := context.Background()
 	for range 2 { // the busy bound of 24
-		if err := s.acquire(ctx, false, clock.now()); err != nil {
+		if err := s.acquire(context.Background(), false, clock.now()); err != nil {
 			t.Fatal(err)
 		}
 	}
-	got := make(chan struct{}, 1)
-	go func() {
-		if err := s.acquire(ctx, true, clock.now().Add(-maxYieldLag+time.Second)); err != nil {
-			t.Error(err)
-		}
-		got <- struct{}{}
-	}()
-	select {
-	case <-got:
-		t.Fatal("an attempt due 59 s ago started while accepts kept the process busy")
-	case <-time.After(50 * time.Millisecond):
-	}
+	waiter := acquireLater(t, s, true, clock.now().Add(-maxYieldLag+time.Second))
+	stillWaiting(t, waiter, "an attempt due 59 s ago started while accepts kept the process busy")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
 	if err := s.acquire(ctx, false, clock.now().Add(-maxYieldLag)); err != nil {
 		t.Fatal("an attempt due a minute ago waited while the process was busy:", err)
 	}
-	select {
-	case <-got:
-	case <-time.After(5 * time.Second):
-		t.Fatal("the waiting attempt got no slot once a late one was in line")
-	}
+	slotTaken(t, waiter, "the waiting attempt got no slot once a late one was in line")
 }
