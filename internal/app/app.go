@@ -158,6 +158,11 @@ func New(d Deps, cfg Config) *App {
 		slots: newDeliverySlots(cfg.DeliverySlots, accepts.busy, d.Clock.Now), accepts: accepts, keys: map[string]crypto.Signer{}}
 }
 
+// IsUnavailable reports whether err, wherever it was wrapped, means the
+// database could not be reached: the transport answers such an error 503
+// rather than 500 even when a use case passed it on unclassified (D11).
+func IsUnavailable(err error) bool { return store.IsUnavailable(err) }
+
 // storeErr turns store sentinels into domain errors; anything else is an
 // internal error whose cause is logged, never shown.
 func storeErr(err error) error {
@@ -166,7 +171,7 @@ func storeErr(err error) error {
 		return nil
 	case errors.Is(err, store.ErrNotFound):
 		return carteiro.NotFound()
-	case errors.Is(err, store.ErrUnavailable):
+	case store.IsUnavailable(err):
 		return &carteiro.Error{Code: carteiro.CodeServiceUnavailable, Err: err}
 	}
 	var ce *carteiro.Error

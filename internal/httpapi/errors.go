@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/carteiro/carteiro"
+	"github.com/carteiro/carteiro/internal/app"
 )
 
 // statusByCode is the one table from error codes to HTTP statuses (D11).
@@ -59,6 +60,9 @@ type errorPayload struct {
 // Causes are logged, never shown; a 500 carries the request id instead.
 func (s *Server) envelope(r *http.Request, err error) (int, errorBody) {
 	e := carteiro.AsError(err)
+	if e.Code == carteiro.CodeInternal && app.IsUnavailable(err) {
+		e = &carteiro.Error{Code: carteiro.CodeServiceUnavailable, Err: err}
+	}
 	status := StatusOf(e.Code)
 	details := map[string]any{}
 	for k, v := range e.Details {
@@ -83,11 +87,22 @@ func (s *Server) envelope(r *http.Request, err error) (int, errorBody) {
 // writeError answers with the envelope of err.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	status, body := s.envelope(r, err)
-	if status == http.StatusTooManyRequests && w.Header().Get("Retry-After") == "" {
-		w.Header().Set("Retry-After", strconv.Itoa(s.retryAfter(body.Error.Details)))
+	if w.Header().Get("Retry-After") == "" {
+		switch status {
+		case http.StatusTooManyRequests:
+			w.Header().Set("Retry-After", strconv.Itoa(s.retryAfter(body.Error.Details)))
+		case http.StatusServiceUnavailable:
+			// D11: nothing was acknowledged, so the client must try again;
+			// a database restart takes seconds, not minutes.
+			w.Header().Set("Retry-After", strconv.Itoa(unavailableRetryAfter))
+		}
 	}
 	writeJSON(w, status, body)
 }
+
+// unavailableRetryAfter is the Retry-After, in seconds, of a 503 that names
+// no wait of its own.
+const unavailableRetryAfter = 5
 
 // retryAfter is the wait a 429 without a limiter result implies: until the
 // warmup quota resets (D34), else one second.
