@@ -32,7 +32,9 @@ func hostileTemplates() []hostileTemplate {
 	for i := range many {
 		many[i] = i
 	}
-	nested := func(n int) string { return "{{" + strings.Repeat("lookup (", n) + "a" + strings.Repeat(` "k")`, n) + "}}" }
+	nested := func(n int) string {
+		return "{{" + strings.Repeat("lookup (", n) + "a" + strings.Repeat(` "k")`, n) + "}}"
+	}
 	return []hostileTemplate{
 		react("Array(n).fill", `const r = new Array(1e9).fill(1).length; return <p>{r}</p>;`, "*"),
 		react("Array.from", `const a = Array.from({ length: 5e7 }); return <p>{a.length}</p>;`, "*"),
