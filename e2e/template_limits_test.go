@@ -105,13 +105,13 @@ func TestHostileTemplatesStayWithinLimitsD61(t *testing.T) {
 					details, _ := r.JSON(t)["error"].(map[string]any)["details"].(map[string]any)
 					reason, _ := details["reason"].(string)
 					switch {
-					case c.code != "TEMPLATE_RENDER_ERROR":
+					case c.code != "TEMPLATE_RENDER_ERROR", raceEnabled:
 					case c.reason == "*" && reason != "time" && reason != "memory",
 						c.reason == "" && (reason == "time" || reason == "memory" || reason == "output"),
 						c.reason != "*" && c.reason != "" && reason != c.reason:
 						t.Errorf("%s: reason %q, want %q", c.name, reason, c.reason)
 					}
-					if took > 4*time.Second {
+					if took > 4*time.Second && !raceEnabled {
 						t.Errorf("%s: answered after %v, over twice the 2 s limit", c.name, took)
 					}
 					t.Logf("%s: %s %q in %v", c.name, r.ErrorCode(), reason, took)

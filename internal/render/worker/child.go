@@ -19,7 +19,10 @@ func init() {
 	if os.Getenv(envWorker) != "1" {
 		return
 	}
-	if err := serve(os.Stdin, os.Stdout); err != nil {
+	// The protocol owns stdout; anything else that prints goes to stderr.
+	out := os.Stdout
+	os.Stdout = os.Stderr
+	if err := serve(os.Stdin, out); err != nil {
 		fmt.Fprintln(os.Stderr, "render worker:", err)
 		os.Exit(1)
 	}

@@ -141,6 +141,11 @@ func (p *Pool) do(ctx context.Context, req request) (response, error) {
 		return response{}, err
 	}
 	waited := time.Since(start)
+	if proc != nil && proc.hasExited(0) {
+		// Ended while idle (killed from outside): not this render's doing.
+		p.retired(proc)
+		proc = nil
+	}
 	if proc == nil {
 		if proc, err = p.startWorker(ctx); err != nil {
 			p.slots <- nil

@@ -99,8 +99,16 @@ func (p *process) exchange(ctx context.Context, in, out any, maxOut int, within 
 	}
 }
 
-// hasExited reports whether the process ends within d.
+// hasExited reports whether the process ends within d (0: has ended).
 func (p *process) hasExited(d time.Duration) bool {
+	if d <= 0 {
+		select {
+		case <-p.exited:
+			return true
+		default:
+			return false
+		}
+	}
 	select {
 	case <-p.exited:
 		return true
