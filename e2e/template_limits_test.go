@@ -15,7 +15,8 @@ import (
 // hostileTemplate is a preview request that tries to pass one of D61's
 // limits, and what it must end with: 422 with code and details.reason
 // ("*" is time or memory: a built-in that allocates slowly may reach the
-// time limit first on a busy machine; "" is a render error that is no
+// time limit first on a busy machine, and a render that waits for a worker
+// being replaced after a kill spends its 2 s waiting; "" is a render error that is no
 // limit, such as recursion).
 type hostileTemplate struct {
 	name, format, html string
@@ -40,8 +41,8 @@ func hostileTemplates() []hostileTemplate {
 		react("Array.from", `const a = Array.from({ length: 5e7 }); return <p>{a.length}</p>;`, "*"),
 		react("typed array", `const a = new Float64Array(3e8); return <p>{a.length}</p>;`, "*"),
 		react("typed arrays kept", `const k = []; for (let i = 0; i < 1000; i++) k.push(new Uint8Array(16e6)); return <p>{k.length}</p>;`, "*"),
-		react("repeat", `const s = "x".repeat(1e9); return <p>{s.length}</p>;`, "memory"),
-		react("padStart", `const s = "".padStart(2e9, "y"); return <p>{s.length}</p>;`, "memory"),
+		react("repeat", `const s = "x".repeat(1e9); return <p>{s.length}</p>;`, "*"),
+		react("padStart", `const s = "".padStart(2e9, "y"); return <p>{s.length}</p>;`, "*"),
 		react("spread", `const a = [...new Array(2e8).keys()]; return <p>{a.length}</p>;`, "*"),
 		react("JSON.stringify", `const a = new Array(5e6).fill("abcdefghij"); const s = JSON.stringify([a, a, a, a, a, a, a, a]); return <p>{s.length}</p>;`, "*"),
 		react("catastrophic regexp", `const m = /^((a+)+)\2$/.test("a".repeat(40) + "b"); return <p>{String(m)}</p>;`, "time"),
@@ -106,6 +107,9 @@ func TestHostileTemplatesStayWithinLimitsD61(t *testing.T) {
 					reason, _ := details["reason"].(string)
 					switch {
 					case c.code != "TEMPLATE_RENDER_ERROR", raceEnabled:
+					case reason == "time" && took >= 2*time.Second:
+						// Its 2 s ran out, possibly waiting for a worker
+						// being replaced after another case's kill.
 					case c.reason == "*" && reason != "time" && reason != "memory",
 						c.reason == "" && (reason == "time" || reason == "memory" || reason == "output"),
 						c.reason != "*" && c.reason != "" && reason != c.reason:

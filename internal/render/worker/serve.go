@@ -13,12 +13,13 @@ import (
 )
 
 // warmTemplate is rendered once at start, so that a worker's first real
-// render does not pay for compiling the runtime and making the engine.
-// Tailwind is left to load on first use, as in any engine: loading it
-// takes a second or more of a busy machine, and a worker killed by a
-// hostile template must be back quickly. The headroom has room for it.
-const warmTemplate = `import { Html, Text } from "@react-email/components";
-export default function Warm() { return <Html><Text>warm</Text></Html>; }`
+// render pays neither for compiling the runtime and making the engine nor
+// for loading Tailwind, which takes over 2 s on a busy two-core machine
+// and would otherwise fail the first Tailwind render after every start.
+// The price: a worker takes that long to start (in the background after a
+// kill).
+const warmTemplate = `import { Html, Text, Tailwind } from "@react-email/components";
+export default function Warm() { return <Html><Tailwind><Text className="font-bold">warm</Text></Tailwind></Html>; }`
 
 // serve is a worker's life: read the hello, warm the engine, put the
 // process under its limits, answer ready, then one request at a time until
