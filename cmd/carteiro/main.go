@@ -36,6 +36,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = orgCommand(ctx, args[1:], stdin, stdout, stderr, lookupEnv)
 	case "key":
 		err = keyCommand(ctx, args[1:], stdout, stderr, lookupEnv)
+	case "render-worker":
+		// Hidden: the server starts itself as a render worker with this
+		// argument and CARTEIRO_RENDER_WORKER=1, which internal/render/worker
+		// catches before main runs (D61). Reaching here means neither.
+		err = usageError{"render-worker is started by carteiro serve itself"}
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, "carteiro", version)
 	case "help", "--help", "-h":

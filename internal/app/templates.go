@@ -95,7 +95,9 @@ func templateErr(err error) error {
 	case errors.As(err, &re):
 		details := map[string]any{"reason": re.Reason}
 		if re.Limit != "" {
-			details["limit"] = re.Limit
+			// D61: over a limit, the reason names it (time, memory or
+			// output); limit says the same, for callers that read it.
+			details["reason"], details["limit"] = re.Limit, re.Limit
 		}
 		return &carteiro.Error{Code: carteiro.CodeTemplateRenderError, Details: details}
 	case errors.As(err, new(*carteiro.Error)):

@@ -49,6 +49,9 @@ type Config struct {
 	DeliveryWorkers int
 	// RelayPoolSize bounds the connections kept open to the relay.
 	RelayPoolSize int
+	// RenderWorkers is how many React Email render worker processes run at
+	// once (D61).
+	RenderWorkers int
 	// Blocklists are the DNSBLs of D33 (CARTEIRO_DNSBL_LISTS).
 	Blocklists []health.List
 	// SendingIPs are the IPs mail leaves from (CARTEIRO_SENDING_IPS), asked
@@ -108,6 +111,9 @@ func Load(lookupEnv func(string) (string, bool)) (Config, error) {
 	}
 	if c.DeliveryWorkers, err = strconv.Atoi(get("CARTEIRO_DELIVERY_WORKERS", "50")); err != nil || c.DeliveryWorkers < 1 {
 		errs = append(errs, fmt.Errorf("CARTEIRO_DELIVERY_WORKERS: want a positive number, got %q", getenv("CARTEIRO_DELIVERY_WORKERS")))
+	}
+	if c.RenderWorkers, err = strconv.Atoi(get("CARTEIRO_RENDER_WORKERS", "2")); err != nil || c.RenderWorkers < 1 {
+		errs = append(errs, fmt.Errorf("CARTEIRO_RENDER_WORKERS: want a positive number, got %q", getenv("CARTEIRO_RENDER_WORKERS")))
 	}
 	if c.RelayPoolSize, err = strconv.Atoi(get("CARTEIRO_RELAY_POOL_SIZE", "16")); err != nil || c.RelayPoolSize < 1 {
 		errs = append(errs, fmt.Errorf("CARTEIRO_RELAY_POOL_SIZE: want a positive number, got %q", getenv("CARTEIRO_RELAY_POOL_SIZE")))

@@ -68,6 +68,7 @@ type Server struct {
 	http      *http.Server
 	redis     *redis.Client
 	transport mta.Transport
+	templates *templating.Engine
 	inbound   *inbound.Server
 	served    chan struct{}
 	serveErr  error
@@ -135,10 +136,12 @@ func (s *Server) build(ctx context.Context, o Options) error {
 	if err != nil {
 		return fmt.Errorf("webhook client: %w", err)
 	}
-	templates, err := templating.New(render.DefaultLimits())
+	templates, err := templating.New(templating.Options{Limits: render.DefaultLimits(), RenderWorkers: o.Config.RenderWorkers,
+		Logger: o.Logger})
 	if err != nil {
 		return fmt.Errorf("templates: %w", err)
 	}
+	s.templates = templates
 	rsaSigners, err := openLibcrypto(o.Config.DKIMLibcrypto, o.Logger)
 	if err != nil {
 		return err
@@ -306,6 +309,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	if c, ok := s.transport.(io.Closer); ok {
 		_ = c.Close() // pooled relay connections
+	}
+	if s.templates != nil {
+		_ = s.templates.Close() // the render worker processes
 	}
 	if err := s.Store.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("store close: %w", err))

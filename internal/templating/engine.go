@@ -7,9 +7,11 @@ package templating
 import (
 	"context"
 	"fmt"
+	"log/slog"
 
 	"github.com/carteiro/carteiro"
 	"github.com/carteiro/carteiro/internal/render"
+	"github.com/carteiro/carteiro/internal/render/worker"
 )
 
 // sourceEngine is one format's renderer of the main source.
@@ -28,15 +30,22 @@ type Engine struct {
 	formatter  formatter
 }
 
-// New builds an Engine with D37's limits. Heavy engines (React Email, the
-// formatter) load on first use, so process start is not slowed.
-func New(limits render.Limits) (*Engine, error) {
-	e := &Engine{limits: limits, handlebars: newHandlebarsEngine(limits)}
-	var err error
-	if e.react, err = newReactEngine(limits); err != nil {
-		return nil, fmt.Errorf("templating: %w", err)
-	}
-	e.formatter = newFormatter(limits)
+// Options set up an Engine.
+type Options struct {
+	// Limits bound every render (D61).
+	Limits render.Limits
+	// RenderWorkers is how many React Email worker processes render at
+	// once (default 2).
+	RenderWorkers int
+	Logger        *slog.Logger
+}
+
+// New builds an Engine. Heavy engines (the React Email workers, the
+// formatter) start on first use, so process start is not slowed.
+func New(o Options) (*Engine, error) {
+	e := &Engine{limits: o.Limits, handlebars: newHandlebarsEngine(o.Limits)}
+	e.react = newReactEngine(worker.Config{Limits: o.Limits, Workers: o.RenderWorkers, Logger: o.Logger})
+	e.formatter = newFormatter(o.Limits)
 	return e, nil
 }
 

@@ -24,12 +24,14 @@ func newHandlebarsEngine(limits render.Limits) *handlebarsEngine {
 	return &handlebarsEngine{limits: limits, cache: newCompiledCache(cacheSize)}
 }
 
-func (h *handlebarsEngine) compile(src string) (*handlebars.Template, error) {
+// compile parses src, or takes it from the cache; ctx carries the render's
+// deadline, which parsing counts against (D61).
+func (h *handlebarsEngine) compile(ctx context.Context, src string) (*handlebars.Template, error) {
 	key := sha256.Sum256([]byte(src))
 	if t := h.cache.get(key); t != nil {
 		return t, nil
 	}
-	t, err := handlebars.Compile(src)
+	t, err := handlebars.CompileContext(ctx, src)
 	if err != nil {
 		return nil, err
 	}
@@ -37,13 +39,25 @@ func (h *handlebarsEngine) compile(src string) (*handlebars.Template, error) {
 	return t, nil
 }
 
-func (h *handlebarsEngine) check(_ context.Context, src string) error {
-	_, err := h.compile(src)
+// bounded gives a render its D61 deadline, from before the parse.
+func (h *handlebarsEngine) bounded(ctx context.Context) (context.Context, context.CancelFunc) {
+	if h.limits.Timeout <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, h.limits.Timeout)
+}
+
+func (h *handlebarsEngine) check(ctx context.Context, src string) error {
+	ctx, cancel := h.bounded(ctx)
+	defer cancel()
+	_, err := h.compile(ctx, src)
 	return err
 }
 
 func (h *handlebarsEngine) render(ctx context.Context, src string, vars map[string]any, _ bool) (string, string, error) {
-	t, err := h.compile(src)
+	ctx, cancel := h.bounded(ctx)
+	defer cancel()
+	t, err := h.compile(ctx, src)
 	if err != nil {
 		return "", "", err
 	}
@@ -53,7 +67,9 @@ func (h *handlebarsEngine) render(ctx context.Context, src string, vars map[stri
 
 // renderPlain renders a subject or text template: no HTML escaping.
 func (h *handlebarsEngine) renderPlain(ctx context.Context, src string, vars map[string]any) (string, error) {
-	t, err := h.compile(src)
+	ctx, cancel := h.bounded(ctx)
+	defer cancel()
+	t, err := h.compile(ctx, src)
 	if err != nil {
 		return "", err
 	}

@@ -13,7 +13,15 @@ type exprParser struct {
 	s   string
 	i   int
 	pos pos
+	// nesting counts the subexpressions being read, bounded by
+	// maxSubexprNesting so that a source cannot make the parser (or the
+	// evaluator) recurse without bound.
+	nesting int
 }
+
+// maxSubexprNesting bounds (sub (sub (...))) nesting: far more than any
+// template needs, and as deep as the evaluator nests programs (D61).
+const maxSubexprNesting = maxNesting
 
 func (p *exprParser) fail(reason string) error {
 	return &render.SyntaxError{Line: p.pos.line, Column: p.pos.column, Reason: reason}
@@ -40,6 +48,15 @@ func isIDChar(c byte) bool {
 
 // parseCall reads `path params... hash... [as |a b|]`.
 func (p *exprParser) parseCall(allowBlockParams bool) (call, []string, error) {
+	return p.parseCallTo(allowBlockParams, false)
+}
+
+// parseCallTo reads a call; in a subexpression (inParen) it ends at the
+// closing ) and consumes it. Reading up to the ) in the same pass, rather
+// than finding the matching ) first and parsing again, keeps parsing
+// linear in the source: nested (lookup (lookup ...)) used to be rescanned
+// once per level (D61).
+func (p *exprParser) parseCallTo(allowBlockParams, inParen bool) (call, []string, error) {
 	var c call
 	head, err := p.parseExpr()
 	if err != nil {
@@ -50,7 +67,17 @@ func (p *exprParser) parseCall(allowBlockParams bool) (call, []string, error) {
 	}
 	c.path = head
 	var blockParams []string
-	for !p.done() {
+	for {
+		if p.done() {
+			if inParen {
+				return c, nil, p.fail("unclosed subexpression: expected )")
+			}
+			break
+		}
+		if inParen && p.s[p.i] == ')' {
+			p.i++
+			break
+		}
 		if strings.HasPrefix(p.s[p.i:], "as |") || strings.HasPrefix(p.s[p.i:], "as|") {
 			if !allowBlockParams {
 				return c, nil, p.fail("block parameters are only allowed on blocks")
@@ -117,13 +144,16 @@ func (p *exprParser) parseExpr() (expr, error) {
 	}
 	switch c := p.s[p.i]; {
 	case c == '(':
+		if p.nesting >= maxSubexprNesting {
+			return nil, p.fail("subexpressions nested more than " + strconv.Itoa(maxSubexprNesting) + " levels deep")
+		}
 		p.i++
-		inner := &exprParser{s: p.s, i: p.i, pos: p.pos}
-		cl, _, err := inner.parseCallUntilParen()
+		p.nesting++
+		cl, _, err := p.parseCallTo(false, true)
+		p.nesting--
 		if err != nil {
 			return nil, err
 		}
-		p.i = inner.i
 		return &subExpr{call: cl}, nil
 	case c == '"' || c == '\'':
 		end := p.i + 1
@@ -190,40 +220,6 @@ func (p *exprParser) number() (float64, bool) {
 	}
 	p.i = j
 	return n, true
-}
-
-func (p *exprParser) parseCallUntilParen() (call, []string, error) {
-	// Find the matching ) to bound the inner call.
-	depth, j := 0, p.i
-	for ; j < len(p.s); j++ {
-		switch p.s[j] {
-		case '"', '\'':
-			k := strings.IndexByte(p.s[j+1:], p.s[j])
-			if k < 0 {
-				return call{}, nil, p.fail("unterminated string")
-			}
-			j += k + 1
-		case '[':
-			k := strings.IndexByte(p.s[j+1:], ']')
-			if k >= 0 {
-				j += k + 1
-			}
-		case '(':
-			depth++
-		case ')':
-			if depth == 0 {
-				inner := &exprParser{s: p.s[:j], i: p.i, pos: p.pos}
-				cl, _, err := inner.parseCall(false)
-				if err != nil {
-					return cl, nil, err
-				}
-				p.i = j + 1
-				return cl, nil, nil
-			}
-			depth--
-		}
-	}
-	return call{}, nil, p.fail("unclosed subexpression: expected )")
 }
 
 // parsePath reads a path: [@], ../ prefixes, this/ or ./, then segments

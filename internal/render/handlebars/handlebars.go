@@ -27,7 +27,17 @@ type Template struct {
 
 // Compile parses src; a parse error is a *render.SyntaxError.
 func Compile(src string) (*Template, error) {
-	prog, err := parse(src)
+	return CompileContext(context.Background(), src)
+}
+
+// CompileContext parses src, in time linear in its length, and stops with
+// a *render.RenderError for the time limit when ctx ends first: parsing
+// counts against a render's deadline (D61).
+func CompileContext(ctx context.Context, src string) (*Template, error) {
+	prog, err := parse(ctx, src)
+	if errors.Is(err, errTime) {
+		return nil, &render.RenderError{Reason: "parsing the template took longer than the limit", Limit: "time"}
+	}
 	if err != nil {
 		return nil, err
 	}

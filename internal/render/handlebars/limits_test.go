@@ -120,3 +120,76 @@ func FuzzCompileRender(f *testing.F) {
 		}
 	})
 }
+
+// hostileSources are 480 KB sources (under the API's 512 KB cap) whose
+// parse used to be quadratic: each tag's position counted from the start,
+// each subexpression rescanned per level, each comment searched to the end
+// twice, escaped text concatenated piece by piece (D61).
+func hostileSources() map[string]string {
+	const size = 480 << 10
+	fill := func(unit string) string { return strings.Repeat(unit, size/len(unit)) }
+	nested := func(n int) string {
+		return "{{" + strings.Repeat("lookup (", n) + "a" + strings.Repeat(` "k")`, n) + "}}"
+	}
+	return map[string]string{
+		"nested lookups":          nested(size / 13),
+		"lookups nested 250 deep": fill(nested(250)),
+		"tags on one line":        fill("{{a}}"),
+		"comments":                fill("{{!-- c --}}"),
+		"escaped mustaches":       fill(`\{{a}}`),
+		"many subexpressions":     "{{x " + fill("(a) ") + "}}",
+		"nested blocks":           fill("{{#if a}}") + strings.Repeat("{{/if}}", size/9),
+		"blocks nested 200 deep":  fill(strings.Repeat("{{#if a}}", 200) + strings.Repeat("{{/if}}", 200)),
+	}
+}
+
+// TestParseIsLinearD61 parses each hostile source under D61's 2 s deadline,
+// which parsing counts against: each is parsed or refused with a syntax
+// error before it (the nested-lookup source took 14.5 s to parse).
+func TestParseIsLinearD61(t *testing.T) {
+	for name, src := range hostileSources() {
+		t.Run(name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), render.DefaultLimits().Timeout)
+			defer cancel()
+			_, err := CompileContext(ctx, src)
+			var re *render.RenderError
+			if errors.As(err, &re) {
+				t.Fatalf("the parse did not end within the deadline: %v", err)
+			}
+			var se *render.SyntaxError
+			if err != nil && !errors.As(err, &se) {
+				t.Fatalf("want a template or a syntax error, got %v", err)
+			}
+		})
+	}
+}
+
+// TestNestingIsBoundedAtParseD61 refuses nesting the evaluator would refuse
+// anyway, so that neither recurses without bound.
+func TestNestingIsBoundedAtParseD61(t *testing.T) {
+	for _, src := range []string{
+		"{{" + strings.Repeat("lookup (", maxNesting+1) + "a" + strings.Repeat(` "k")`, maxNesting+1) + "}}",
+		strings.Repeat("{{#if a}}", maxNesting+1) + strings.Repeat("{{/if}}", maxNesting+1),
+	} {
+		_, err := Compile(src)
+		var se *render.SyntaxError
+		if !errors.As(err, &se) || !strings.Contains(se.Reason, "nested more than") {
+			t.Errorf("want a nesting syntax error, got %v", err)
+		}
+	}
+	if _, err := Compile("{{" + strings.Repeat("lookup (", 200) + "a" + strings.Repeat(` "k")`, 200) + "}}"); err != nil {
+		t.Errorf("200 levels: %v", err)
+	}
+}
+
+// TestParseCountsAgainstTheDeadlineD61: a parse still running at the
+// deadline ends with the time limit.
+func TestParseCountsAgainstTheDeadlineD61(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := CompileContext(ctx, strings.Repeat("{{a}}", 10_000))
+	var re *render.RenderError
+	if !errors.As(err, &re) || re.Limit != "time" {
+		t.Fatalf("want a time limit error, got %v", err)
+	}
+}

@@ -1,6 +1,7 @@
 package handlebars
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/carteiro/carteiro/internal/render"
@@ -10,14 +11,18 @@ import (
 type parser struct {
 	tokens []token
 	i      int
+	// depth counts the blocks being read, bounded by maxNesting so that a
+	// source cannot make the parser recurse without bound (D61).
+	depth int
+	ctx   context.Context
 }
 
-func parse(src string) (*program, error) {
-	tokens, err := scan(src)
+func parse(ctx context.Context, src string) (*program, error) {
+	tokens, err := scan(ctx, src)
 	if err != nil {
 		return nil, err
 	}
-	p := &parser{tokens: tokens}
+	p := &parser{tokens: tokens, ctx: ctx}
 	prog, stop, err := p.program()
 	if err != nil {
 		return nil, err
@@ -50,6 +55,9 @@ func tagName(t *token) string {
 func (p *parser) program() (*program, *token, error) {
 	prog := &program{}
 	for p.i < len(p.tokens) {
+		if p.i%checkDeadlineEvery == 0 && p.ctx.Err() != nil {
+			return nil, nil, errTime
+		}
 		t := &p.tokens[p.i]
 		switch t.kind {
 		case tagElse, tagElseChain, tagClose:
@@ -109,6 +117,11 @@ func (p *parser) statement(t *token) (node, error) {
 
 // block reads a block from its opening tag to its closing tag.
 func (p *parser) block(open *token, ep *exprParser) (node, error) {
+	if p.depth >= maxNesting {
+		return nil, errAt(open.pos, fmt.Sprintf("blocks nested more than %d levels deep", maxNesting))
+	}
+	p.depth++
+	defer func() { p.depth-- }()
 	c, blockParams, err := ep.parseCall(open.kind == tagOpen || open.kind == tagOpenInverse)
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package handlebars
 
 import (
+	"context"
 	"strings"
 
 	"github.com/carteiro/carteiro/internal/render"
@@ -35,11 +36,22 @@ type token struct {
 	pos   pos
 }
 
-// scanner splits a template into text and tags.
+// scanner splits a template into text and tags in one pass: every search
+// starts where the previous one ended, so scanning is linear in the source
+// (D61).
 type scanner struct {
 	src    string
 	off    int
 	tokens []token
+	// pending is text not yet emitted as a token: the text between two
+	// tags can come in pieces (around an escaped \{{).
+	pending strings.Builder
+	// at is the position of offset atOff; tags come in source order, so
+	// each tag's position is counted on from the previous one's.
+	at    pos
+	atOff int
+	// ctx ends a scan that runs past the render's deadline.
+	ctx context.Context
 }
 
 func syntaxErr(src string, off int, reason string) error {
@@ -58,25 +70,51 @@ func lineCol(src string, off int) (int, int) {
 	return line, col
 }
 
+// posAt is the line and column of off, counted on from the last position
+// asked for (lineCol from the start for every tag made scanning quadratic).
 func (s *scanner) posAt(off int) pos {
-	l, c := lineCol(s.src, off)
-	return pos{l, c}
+	if off < s.atOff {
+		l, c := lineCol(s.src, off)
+		return pos{l, c}
+	}
+	p := s.at
+	for i := s.atOff; i < off; i++ {
+		switch c := s.src[i]; {
+		case c == '\n':
+			p.line, p.column = p.line+1, 1
+		case c&0xC0 != 0x80: // the first byte of a rune
+			p.column++
+		}
+	}
+	s.at, s.atOff = p, off
+	return p
 }
 
-func (s *scanner) text(t string) {
-	if t == "" {
-		return
-	}
-	if n := len(s.tokens); n > 0 && s.tokens[n-1].kind == tagText {
-		s.tokens[n-1].text += t
-		return
-	}
-	s.tokens = append(s.tokens, token{kind: tagText, text: t})
+func (s *scanner) text(t string) { s.pending.WriteString(t) }
+
+// emit appends a tag's token after the text before it.
+func (s *scanner) emit(t token) {
+	s.flushText()
+	s.tokens = append(s.tokens, t)
 }
 
-func scan(src string) ([]token, error) {
-	s := &scanner{src: src}
-	for s.off < len(src) {
+func (s *scanner) flushText() {
+	if s.pending.Len() > 0 {
+		s.tokens = append(s.tokens, token{kind: tagText, text: s.pending.String()})
+		s.pending.Reset()
+	}
+}
+
+// checkDeadlineEvery is how many tags are scanned between two looks at
+// the deadline.
+const checkDeadlineEvery = 1024
+
+func scan(ctx context.Context, src string) ([]token, error) {
+	s := &scanner{src: src, at: pos{1, 1}, ctx: ctx}
+	for n := 1; s.off < len(src); n++ {
+		if n%checkDeadlineEvery == 0 && ctx.Err() != nil {
+			return nil, errTime
+		}
 		i := strings.Index(src[s.off:], "{{")
 		if i < 0 {
 			s.text(src[s.off:])
@@ -106,6 +144,7 @@ func scan(src string) ([]token, error) {
 			return nil, err
 		}
 	}
+	s.flushText()
 	return s.tokens, nil
 }
 
@@ -188,7 +227,7 @@ func (s *scanner) tag(start int) error {
 		}
 	}
 	t.text = trimmed
-	s.tokens = append(s.tokens, t)
+	s.emit(t)
 	s.off = end
 	return nil
 }
@@ -235,19 +274,13 @@ func (s *scanner) comment(start, i int, t token) error {
 	src := s.src
 	t.kind = tagComment
 	if strings.HasPrefix(src[i:], "!--") {
-		body := i + 3
-		plain := strings.Index(src[body:], "--}}")
-		tilde := strings.Index(src[body:], "--~}}")
-		switch {
-		case plain < 0 && tilde < 0:
+		end, tilde := commentEnd(src, i+3)
+		if end < 0 {
 			return syntaxErr(src, start, "unclosed comment: expected --}}")
-		case tilde >= 0 && (plain < 0 || tilde < plain):
-			t.strip.close = true
-			s.off = body + tilde + 5
-		default:
-			s.off = body + plain + 4
 		}
-		s.tokens = append(s.tokens, t)
+		t.strip.close = tilde
+		s.off = end
+		s.emit(t)
 		return nil
 	}
 	k := strings.Index(src[i:], "}}")
@@ -257,9 +290,30 @@ func (s *scanner) comment(start, i int, t token) error {
 	if k > 0 && src[i+k-1] == '~' {
 		t.strip.close = true
 	}
-	s.tokens = append(s.tokens, t)
+	s.emit(t)
 	s.off = i + k + 2
 	return nil
+}
+
+// commentEnd finds the first --}} or --~}} from body, in one pass (two
+// searches from the same place would each run to the end of the source
+// when one closer is absent, for every comment). It returns the offset
+// after the closer and whether it was --~}}, or -1.
+func commentEnd(src string, body int) (end int, tilde bool) {
+	for from := body; ; {
+		k := strings.Index(src[from:], "--")
+		if k < 0 {
+			return -1, false
+		}
+		at := from + k
+		switch {
+		case strings.HasPrefix(src[at:], "--}}"):
+			return at + 4, false
+		case strings.HasPrefix(src[at:], "--~}}"):
+			return at + 5, true
+		}
+		from = at + 1
+	}
 }
 
 // rawBlock reads {{{{name args}}}}content{{{{/name}}}}; content is not
@@ -281,7 +335,7 @@ func (s *scanner) rawBlock(start int) error {
 	if e < 0 {
 		return syntaxErr(src, start, "unclosed raw block: expected "+closeTag)
 	}
-	s.tokens = append(s.tokens, token{kind: tagRawBlock, text: inner, raw: src[bodyStart : bodyStart+e], pos: s.posAt(start)})
+	s.emit(token{kind: tagRawBlock, text: inner, raw: src[bodyStart : bodyStart+e], pos: s.posAt(start)})
 	s.off = bodyStart + e + len(closeTag)
 	return nil
 }

@@ -63,6 +63,19 @@ type engine struct {
 	setCodeBlock goja.Callable
 }
 
+// memoryLimitMessage ends the RangeError setup.js throws for a string
+// built-in asked for a result over the memory limit.
+const memoryLimitMessage = "result over the render's memory limit"
+
+// scriptErr reports an exception thrown by the template (or by React on
+// its behalf), naming the memory limit when setup.js's guard threw it.
+func scriptErr(msg string) error {
+	if strings.HasSuffix(msg, memoryLimitMessage) {
+		return &render.RenderError{Reason: msg, Limit: "memory"}
+	}
+	return renderErr("%s", msg)
+}
+
 // limitHit is the value an interrupt carries: which limit ended the render.
 type limitHit string
 
@@ -178,7 +191,7 @@ func (e *engine) render(ctx context.Context, t *template, props map[string]any, 
 			return err
 		}
 		if msg := state.Get("error").String(); msg != "" {
-			return renderErr("%s", msg)
+			return scriptErr(msg)
 		}
 		html, text = state.Get("html").String(), state.Get("text").String()
 		return nil
@@ -284,7 +297,7 @@ func (e *engine) guarded(ctx context.Context, fn func() error) error {
 	}
 	var exc *goja.Exception
 	if errors.As(err, &exc) {
-		return renderErr("%s", describe(exc.Value()))
+		return scriptErr(describe(exc.Value()))
 	}
 	var overflow *goja.StackOverflowError
 	if errors.As(err, &overflow) {
