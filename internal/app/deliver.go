@@ -264,9 +264,16 @@ func (a *App) recordAttempt(ctx context.Context, e *carteiro.Email, all, pending
 			}
 		}
 	}
+	// From here on the store is waited for: the SMTP server has answered.
+	rctx, cancel := a.outcomeContext(ctx)
+	defer cancel()
 	var retryAt time.Time
 	if deferred > 0 {
-		first, err := a.store.FirstAttemptAt(ctx, e.ID)
+		var first *time.Time
+		err := a.untilStored(rctx, "reading an email's first attempt", func() (err error) {
+			first, err = a.store.FirstAttemptAt(rctx, e.ID)
+			return err
+		})
 		if err != nil {
 			return err
 		}
@@ -293,20 +300,21 @@ func (a *App) recordAttempt(ctx context.Context, e *carteiro.Email, all, pending
 	if len(bounces) > 0 || !retryAt.IsZero() {
 		commit = a.store.InGroupTx
 	}
-	return commit(ctx, func(tx *store.Tx) error {
+	record := func(tx *store.Tx) error {
 		for _, b := range bounces {
-			if err := a.suppressForBounce(ctx, tx, e.OrgID, b.Recipient, b); err != nil {
+			if err := a.suppressForBounce(rctx, tx, e.OrgID, b.Recipient, b); err != nil {
 				return err
 			}
 		}
 		if !retryAt.IsZero() {
-			if err := a.queue.EnqueueTx(ctx, tx, DeliverJob{EmailID: e.ID, Broadcast: e.BroadcastID != ""}, JobOpts{ScheduledAt: retryAt, Priority: deliveryPriority(e)}); err != nil {
+			if err := a.queue.EnqueueTx(rctx, tx, DeliverJob{EmailID: e.ID, Broadcast: e.BroadcastID != ""}, JobOpts{ScheduledAt: retryAt, Priority: deliveryPriority(e)}); err != nil {
 				return err
 			}
 		}
 		a.joinOutcome(tx, outcome)
 		return nil
-	})
+	}
+	return a.untilStored(rctx, "recording a delivery outcome", func() error { return commit(rctx, record) })
 }
 
 // failAll ends an email that cannot be built or signed.
@@ -319,9 +327,13 @@ func (a *App) failAll(ctx context.Context, e *carteiro.Email, pending []*carteir
 		r.Status, r.LastMessage, r.UpdatedAt = carteiro.RecipientFailed, reason, now
 		events = append(events, a.event(e.ID, carteiro.EventFailed, now, map[string]any{"recipient": r.Address, "error": reason}))
 	}
-	return a.store.InJoinedTx(ctx, func(tx *store.Tx) error {
-		a.joinOutcome(tx, attemptOutcome{email: e, recipients: pending, events: events})
-		return nil
+	rctx, cancel := a.outcomeContext(ctx)
+	defer cancel()
+	return a.untilStored(rctx, "recording a failed email", func() error {
+		return a.store.InJoinedTx(rctx, func(tx *store.Tx) error {
+			a.joinOutcome(tx, attemptOutcome{email: e, recipients: pending, events: events})
+			return nil
+		})
 	})
 }
 
