@@ -37,7 +37,15 @@ func retryDelay(attempt int) time.Duration {
 // one transaction after the SMTP conversation; a crash between the two
 // repeats at most that one attempt.
 func (a *App) deliverEmail(ctx context.Context, emailID string, firstOnly bool) error {
-	e, recipients, domain, err := a.store.EmailForDelivery(ctx, emailID)
+	var (
+		e          *carteiro.Email
+		recipients []*carteiro.Recipient
+		domain     *carteiro.Domain
+	)
+	err := a.beforeSending(ctx, func() (err error) {
+		e, recipients, domain, err = a.store.EmailForDelivery(ctx, emailID)
+		return err
+	})
 	if errors.Is(err, store.ErrNotFound) {
 		return nil
 	}
@@ -86,7 +94,11 @@ func (a *App) deliverEmail(ctx context.Context, emailID string, firstOnly bool) 
 	now := a.clock.Now()
 	e.Attempts++
 	e.Status = carteiro.EmailProcessing
-	started, err := a.store.BeginAttempt(ctx, e, now, a.event(e.ID, carteiro.EventProcessing, now, map[string]any{"attempt": e.Attempts}))
+	var started bool
+	err = a.beforeSending(ctx, func() (err error) {
+		started, err = a.store.BeginAttempt(ctx, e, now, a.event(e.ID, carteiro.EventProcessing, now, map[string]any{"attempt": e.Attempts}))
+		return err
+	})
 	if err != nil || !started {
 		return err // !started: cancelled meanwhile
 	}
@@ -98,7 +110,11 @@ func (a *App) deliverEmail(ctx context.Context, emailID string, firstOnly bool) 
 	for i, r := range pending {
 		addrs[i] = r.Address
 	}
-	gate, err := a.store.HoldForDelivery(ctx, e.OrgID, addrs)
+	var gate *store.DeliveryGate
+	err = a.beforeSending(ctx, func() (err error) {
+		gate, err = a.store.HoldForDelivery(ctx, e.OrgID, addrs)
+		return err
+	})
 	if err != nil {
 		return err
 	}

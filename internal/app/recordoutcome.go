@@ -46,20 +46,37 @@ func (a *App) outcomeContext(ctx context.Context) (context.Context, context.Canc
 // tries up to recordRetryMax. step must be safe to run again: it is either
 // a read or a whole transaction, which an unreachable store did not commit.
 func (a *App) untilStored(ctx context.Context, what string, step func() error) error {
+	return a.retryUnavailable(ctx, what, true, step)
+}
+
+// beforeSending runs step, a read or write that prepares an attempt, as
+// untilStored does but within the job's own time (ctx) and without logging:
+// an attempt that was under way when the database went away waits for it
+// instead of failing its job, whose retry River would then put off (its
+// backoff grows with each failure), and a delivery group cut off for less
+// than its time goes on as soon as the database is back.
+func (a *App) beforeSending(ctx context.Context, step func() error) error {
+	return a.retryUnavailable(ctx, "", false, step)
+}
+
+func (a *App) retryUnavailable(ctx context.Context, what string, log bool, step func() error) error {
 	wait := recordRetryFirst
 	for tries := 1; ; tries++ {
 		err := step()
 		if err == nil || !store.IsUnavailable(err) {
-			if err == nil && tries > 1 {
+			if log && err == nil && tries > 1 {
 				a.logger.InfoContext(ctx, "database back: "+what+" done", "tries", tries)
 			}
 			return err
 		}
-		if tries == 1 {
+		if log && tries == 1 {
 			a.logger.WarnContext(ctx, "database unreachable: "+what+" waits for it", "err", err)
 		}
 		select {
 		case <-ctx.Done():
+			if !log {
+				return err
+			}
 			return fmt.Errorf("%s: gave up after %d tries: %w", what, tries, err)
 		case <-time.After(wait):
 		}
