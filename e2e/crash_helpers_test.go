@@ -27,6 +27,16 @@ type crashRig struct {
 // newCrashRig starts the binary and verifies domain through the API.
 func newCrashRig(t *testing.T, b testserver.Backend, domain string) *crashRig {
 	t.Helper()
+	r := newRig(t, b)
+	r.p = startProcess(t, r.env)
+	r.setUp(t, domain)
+	return r
+}
+
+// newRig makes the SMTP sink, the DNS server and the settings of a rig, on
+// a fresh database, without starting anything.
+func newRig(t *testing.T, b testserver.Backend) *crashRig {
+	t.Helper()
 	r := &crashRig{dns: testutil.NewDNSServer(t), smtp: testutil.NewSMTPServer(t), client: &http.Client{Timeout: 30 * time.Second}}
 	r.env = map[string]string{
 		"CARTEIRO_HTTP_ADDR": "127.0.0.1:0", "CARTEIRO_DATABASE_URL": testserver.DatabaseURL(t, b),
@@ -36,7 +46,13 @@ func newCrashRig(t *testing.T, b testserver.Backend, domain string) *crashRig {
 		"CARTEIRO_RATE_LIMIT_KEY": "100000,100000", "CARTEIRO_RATE_LIMIT_IP": "100000,100000",
 		"CARTEIRO_SECRET_KEY": "crash-test-secret-key-0123456789abcdef",
 	}
-	r.p = startProcess(t, r.env)
+	return r
+}
+
+// setUp takes the live key the first process (r.p) printed and verifies
+// domain through the API.
+func (r *crashRig) setUp(t *testing.T, domain string) {
+	t.Helper()
 	r.key = r.p.liveKey
 	testserver.Must(t, r.key != "", "no live key printed on first start")
 	status, body, err := r.call("POST", "/v1/product/domains", map[string]string{"name": domain})
@@ -52,7 +68,6 @@ func newCrashRig(t *testing.T, b testserver.Backend, domain string) *crashRig {
 	}
 	status, body, _ = r.call("POST", "/v1/product/domains/"+d.ID+"/verify", nil)
 	testserver.Must(t, status == 202 && strings.Contains(string(body), `"verified"`), "verify: %d %s", status, body)
-	return r
 }
 
 // restart starts the binary again on the same database.

@@ -46,11 +46,18 @@ type process struct {
 // startProcess runs `carteiro serve` with env and waits until it listens.
 func startProcess(t *testing.T, env map[string]string) *process {
 	t.Helper()
+	return startRole(t, env, "all")
+}
+
+// startRole runs `carteiro serve --role role` with env and waits until it
+// has started: listening, unless it is a worker, which does not listen (D1).
+func startRole(t *testing.T, env map[string]string, role string) *process {
+	t.Helper()
 	bin, err := buildBinary()
 	if err != nil {
 		t.Fatalf("build carteiro: %v", err)
 	}
-	cmd := exec.Command(bin, "serve")
+	cmd := exec.Command(bin, "serve", "--role", role)
 	cmd.Env = append(os.Environ(), "CARTEIRO_LOG_FORMAT=json")
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
@@ -61,7 +68,7 @@ func startProcess(t *testing.T, env map[string]string) *process {
 		t.Fatalf("start carteiro: %v", err)
 	}
 	p := &process{cmd: cmd, done: make(chan struct{})}
-	listening := make(chan string, 1)
+	listening := make(chan string, 2)
 	keys := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stdout)
@@ -80,8 +87,13 @@ func startProcess(t *testing.T, env map[string]string) *process {
 				Msg  string `json:"msg"`
 				Addr string `json:"addr"`
 			}
-			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "listening" {
-				listening <- line.Addr
+			if json.Unmarshal(sc.Bytes(), &line) == nil {
+				switch {
+				case line.Msg == "listening":
+					listening <- line.Addr
+				case line.Msg == "carteiro started" && role == "worker":
+					listening <- ""
+				}
 			}
 		}
 		_, _ = io.Copy(io.Discard, stderr)

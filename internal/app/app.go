@@ -92,6 +92,11 @@ type Config struct {
 	// DeliverySlots bounds the delivery attempts in flight in this process
 	// (50 when unset); the server gives it its default queue's workers.
 	DeliverySlots int
+	// RecordGrace is how long past its job's deadline an attempt keeps
+	// trying to record its outcome while the database is unreachable
+	// (commitOutcome; 7 s when unset). The server keeps it short of River's
+	// rescue of the job.
+	RecordGrace time.Duration
 }
 
 // App runs the use cases.

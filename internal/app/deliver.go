@@ -37,7 +37,15 @@ func retryDelay(attempt int) time.Duration {
 // one transaction after the SMTP conversation; a crash between the two
 // repeats at most that one attempt.
 func (a *App) deliverEmail(ctx context.Context, emailID string, firstOnly bool) error {
-	e, recipients, domain, err := a.store.EmailForDelivery(ctx, emailID)
+	var (
+		e          *carteiro.Email
+		recipients []*carteiro.Recipient
+		domain     *carteiro.Domain
+	)
+	err := a.beforeSending(ctx, func() (err error) {
+		e, recipients, domain, err = a.store.EmailForDelivery(ctx, emailID)
+		return err
+	})
 	if errors.Is(err, store.ErrNotFound) {
 		return nil
 	}
@@ -86,7 +94,11 @@ func (a *App) deliverEmail(ctx context.Context, emailID string, firstOnly bool) 
 	now := a.clock.Now()
 	e.Attempts++
 	e.Status = carteiro.EmailProcessing
-	started, err := a.store.BeginAttempt(ctx, e, now, a.event(e.ID, carteiro.EventProcessing, now, map[string]any{"attempt": e.Attempts}))
+	var started bool
+	err = a.beforeSending(ctx, func() (err error) {
+		started, err = a.store.BeginAttempt(ctx, e, now, a.event(e.ID, carteiro.EventProcessing, now, map[string]any{"attempt": e.Attempts}))
+		return err
+	})
 	if err != nil || !started {
 		return err // !started: cancelled meanwhile
 	}
@@ -98,7 +110,11 @@ func (a *App) deliverEmail(ctx context.Context, emailID string, firstOnly bool) 
 	for i, r := range pending {
 		addrs[i] = r.Address
 	}
-	gate, err := a.store.HoldForDelivery(ctx, e.OrgID, addrs)
+	var gate *store.DeliveryGate
+	err = a.beforeSending(ctx, func() (err error) {
+		gate, err = a.store.HoldForDelivery(ctx, e.OrgID, addrs)
+		return err
+	})
 	if err != nil {
 		return err
 	}
@@ -264,9 +280,16 @@ func (a *App) recordAttempt(ctx context.Context, e *carteiro.Email, all, pending
 			}
 		}
 	}
+	// From here on the store is waited for: the SMTP server has answered.
+	rctx, cancel := a.outcomeContext(ctx)
+	defer cancel()
 	var retryAt time.Time
 	if deferred > 0 {
-		first, err := a.store.FirstAttemptAt(ctx, e.ID)
+		var first *time.Time
+		err := a.untilStored(rctx, "reading an email's first attempt", func() (err error) {
+			first, err = a.store.FirstAttemptAt(rctx, e.ID)
+			return err
+		})
 		if err != nil {
 			return err
 		}
@@ -293,20 +316,21 @@ func (a *App) recordAttempt(ctx context.Context, e *carteiro.Email, all, pending
 	if len(bounces) > 0 || !retryAt.IsZero() {
 		commit = a.store.InGroupTx
 	}
-	return commit(ctx, func(tx *store.Tx) error {
+	record := func(tx *store.Tx) error {
 		for _, b := range bounces {
-			if err := a.suppressForBounce(ctx, tx, e.OrgID, b.Recipient, b); err != nil {
+			if err := a.suppressForBounce(rctx, tx, e.OrgID, b.Recipient, b); err != nil {
 				return err
 			}
 		}
 		if !retryAt.IsZero() {
-			if err := a.queue.EnqueueTx(ctx, tx, DeliverJob{EmailID: e.ID, Broadcast: e.BroadcastID != ""}, JobOpts{ScheduledAt: retryAt, Priority: deliveryPriority(e)}); err != nil {
+			if err := a.queue.EnqueueTx(rctx, tx, DeliverJob{EmailID: e.ID, Broadcast: e.BroadcastID != ""}, JobOpts{ScheduledAt: retryAt, Priority: deliveryPriority(e)}); err != nil {
 				return err
 			}
 		}
 		a.joinOutcome(tx, outcome)
 		return nil
-	})
+	}
+	return a.untilStored(rctx, "recording a delivery outcome", func() error { return commit(rctx, record) })
 }
 
 // failAll ends an email that cannot be built or signed.
@@ -319,9 +343,13 @@ func (a *App) failAll(ctx context.Context, e *carteiro.Email, pending []*carteir
 		r.Status, r.LastMessage, r.UpdatedAt = carteiro.RecipientFailed, reason, now
 		events = append(events, a.event(e.ID, carteiro.EventFailed, now, map[string]any{"recipient": r.Address, "error": reason}))
 	}
-	return a.store.InJoinedTx(ctx, func(tx *store.Tx) error {
-		a.joinOutcome(tx, attemptOutcome{email: e, recipients: pending, events: events})
-		return nil
+	rctx, cancel := a.outcomeContext(ctx)
+	defer cancel()
+	return a.untilStored(rctx, "recording a failed email", func() error {
+		return a.store.InJoinedTx(rctx, func(tx *store.Tx) error {
+			a.joinOutcome(tx, attemptOutcome{email: e, recipients: pending, events: events})
+			return nil
+		})
 	})
 }
 

@@ -106,8 +106,8 @@ func Load(lookupEnv func(string) (string, bool)) (Config, error) {
 	if c.SMTPTimeout, err = time.ParseDuration(get("CARTEIRO_SMTP_TIMEOUT", "5m")); err != nil || c.SMTPTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("CARTEIRO_SMTP_TIMEOUT: want a duration such as 30s or 5m, got %q", getenv("CARTEIRO_SMTP_TIMEOUT")))
 	}
-	if c.JobTimeout, err = time.ParseDuration(get("CARTEIRO_JOB_TIMEOUT", "15m")); err != nil || c.JobTimeout <= 0 {
-		errs = append(errs, fmt.Errorf("CARTEIRO_JOB_TIMEOUT: want a duration such as 15m, got %q", getenv("CARTEIRO_JOB_TIMEOUT")))
+	if c.JobTimeout, err = time.ParseDuration(get("CARTEIRO_JOB_TIMEOUT", "30s")); err != nil || c.JobTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("CARTEIRO_JOB_TIMEOUT: want a duration such as 30s, got %q", getenv("CARTEIRO_JOB_TIMEOUT")))
 	}
 	if c.DeliveryWorkers, err = strconv.Atoi(get("CARTEIRO_DELIVERY_WORKERS", "50")); err != nil || c.DeliveryWorkers < 1 {
 		errs = append(errs, fmt.Errorf("CARTEIRO_DELIVERY_WORKERS: want a positive number, got %q", getenv("CARTEIRO_DELIVERY_WORKERS")))

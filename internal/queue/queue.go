@@ -36,7 +36,8 @@ type Options struct {
 	// SweepInterval is how often the domain sweep runs.
 	SweepInterval time.Duration
 	// JobTimeout bounds one job; a job running twice as long in a process
-	// that died is handed to another worker (River's stuck-job rescue).
+	// that died is handed to another worker (River's stuck-job rescue,
+	// RescueAfter).
 	JobTimeout time.Duration
 	// Clock, when set, becomes River's notion of now, so tests that move
 	// the service's clock also move scheduled jobs (retries, schedules).
@@ -108,7 +109,7 @@ func (q *Queue) config(a *app.App, opts Options) *river.Config {
 	cfg.Workers = workers(a, opts.JobTimeout)
 	if opts.JobTimeout > 0 {
 		cfg.JobTimeout = opts.JobTimeout
-		cfg.RescueStuckJobsAfter = 2 * opts.JobTimeout
+		cfg.RescueStuckJobsAfter = RescueAfter(opts.JobTimeout)
 	}
 	cfg.Queues = map[string]river.QueueConfig{
 		river.QueueDefault: {MaxWorkers: max(1, opts.Workers)},
@@ -144,13 +145,28 @@ func (q *Queue) config(a *app.App, opts Options) *river.Config {
 	if sweep == 0 {
 		sweep = time.Hour
 	}
+	// Every newly elected leader runs the periodic jobs that run on start,
+	// so a sweep merely unique while waiting ran at each election (6 times
+	// in 11 minutes of faults). Unique by period, with River's default
+	// states (finished jobs included), one sweep per period is inserted
+	// whichever leader tries and however often leadership changes.
 	cfg.PeriodicJobs = []*river.PeriodicJob{
 		river.NewPeriodicJob(river.PeriodicInterval(sweep), func() (river.JobArgs, *river.InsertOpts) {
-			return app.DomainSweepJob{}, &river.InsertOpts{UniqueOpts: uniqueWhileWaiting}
+			return app.DomainSweepJob{}, &river.InsertOpts{UniqueOpts: river.UniqueOpts{ByPeriod: sweep}}
 		}, &river.PeriodicJobOpts{ID: "domain_sweep", RunOnStart: true}),
 	}
 	return cfg
 }
+
+// RescueAfter is how long a job may run before River's rescuer hands it to
+// another worker, taking its process for dead: twice the job timeout. It
+// must exceed the longest job (a delivery group's, 1.5 times the timeout)
+// with room for the outcome of its last attempt to be recorded after its
+// deadline (app.Config.RecordGrace). River's leader looks every 30 s, so
+// a dead process's jobs run again within RescueAfter + 30 s of their start
+// and a few seconds more (River's first retry and its scheduler): 96 s
+// with the default timeout of 30 s (docs/operations.md).
+func RescueAfter(jobTimeout time.Duration) time.Duration { return 2 * jobTimeout }
 
 // uniqueWhileWaiting skips an insert while an identical job is waiting or
 // running. River's default also counts completed jobs, which would block the

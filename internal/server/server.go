@@ -155,6 +155,7 @@ func (s *Server) build(ctx context.Context, o Options) error {
 		BounceHost: o.Config.BounceHost, DKIMSelector: o.Config.DKIMSelector, Warmup: o.Config.WarmupEnabled(),
 		AcceptIsDelivery: o.Config.Delivery == "direct" || o.Config.RelayAcceptIsDelivery,
 		SystemFrom:       systemFrom, PublicURL: o.Config.PublicURL, DeliverySlots: o.Config.DeliveryWorkers,
+		RecordGrace: recordGrace(o.Config.JobTimeout),
 	})
 
 	catalog, err := i18n.New()
@@ -167,6 +168,9 @@ func (s *Server) build(ctx context.Context, o Options) error {
 		if err != nil {
 			return fmt.Errorf("CARTEIRO_REDIS_URL: %w", err)
 		}
+		// go-redis has one logger per process, not per client: the last
+		// server opened names it (one per process outside tests).
+		redis.SetLogger(redisLogger{o.Logger.With("component", "redis")})
 		s.redis = redis.NewClient(ropts)
 		limiter = &ratelimit.Fallback{Primary: ratelimit.NewRedis(s.redis), Secondary: limiter, Clock: o.Clock, Cooldown: 5 * time.Second,
 			OnFailure: func(err error) {
@@ -202,6 +206,18 @@ func (s *Server) build(ctx context.Context, o Options) error {
 		}
 	}
 	return s.Queue.Start(ctx, s.App, qopts)
+}
+
+// recordGrace is how long an attempt may keep trying to record its outcome
+// past its job's deadline while the database is away: a quarter of the job
+// timeout, so that the longest job (a delivery group, 1.5 times the timeout)
+// has finished recording a quarter of the timeout before River's rescue
+// (queue.RescueAfter, twice the timeout) could take it for a dead one.
+func recordGrace(jobTimeout time.Duration) time.Duration {
+	if jobTimeout <= 0 {
+		return 0 // the app's default
+	}
+	return jobTimeout / 4
 }
 
 // claimStore makes this the only process working on a SQLite file, and
