@@ -35,7 +35,11 @@ type txEnvelope struct {
 // path, in the order of their first recipient. Without ReturnPaths it is
 // env itself, one transaction as before D65.
 func (env Envelope) transactions() []txEnvelope {
-	if len(env.ReturnPaths) == 0 {
+	if len(env.ReturnPaths) == 0 || len(env.Recipients) == 1 {
+		// The common case, one transaction, costs no grouping.
+		if len(env.ReturnPaths) > 0 {
+			env = Envelope{From: env.ReturnPaths[0], Recipients: env.Recipients, EnvelopeID: env.EnvelopeID}
+		}
 		indexes := make([]int, len(env.Recipients))
 		for i := range indexes {
 			indexes[i] = i
