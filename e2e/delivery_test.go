@@ -80,12 +80,21 @@ func TestRelayDeliveryBytes(t *testing.T) {
 			},
 			"tags": []map[string]string{{"name": "order", "value": "42"}},
 		})
-		msgs, err := smtp.WaitForMessages(1, 10*time.Second)
-		testserver.Must(t, err == nil, "no message reached the SMTP server: %v", err)
+		msgs, err := smtp.WaitForMessages(3, 10*time.Second)
+		testserver.Must(t, err == nil, "not every message reached the SMTP server: %v", err)
 		m := msgs[0]
-		// One transaction for all recipients; Bcc only in the envelope.
-		testserver.Must(t, slices.Equal(m.To, []string{"ana@customer.example", "carlos@customer.example", "audit@shop.example"}), "envelope to %v", m.To)
-		testserver.Must(t, strings.HasPrefix(m.From, "bounces+") && strings.HasSuffix(m.From, "@bounces.shop.example"), "return path %s", m.From)
+		// One transaction per recipient, each with its own return path
+		// (D65), all with the same bytes; Bcc only in the envelope.
+		var to []string
+		for _, each := range msgs {
+			testserver.Must(t, len(each.To) == 1, "a transaction for %v", each.To)
+			to = append(to, each.To[0])
+			testserver.Must(t, strings.HasPrefix(each.From, "bounces+") && strings.HasSuffix(each.From, "@bounces.shop.example"), "return path %s", each.From)
+			testserver.Must(t, bytes.Equal(each.Data, m.Data), "%s received other bytes", each.To[0])
+		}
+		slices.Sort(to)
+		testserver.Must(t, slices.Equal(to, []string{"ana@customer.example", "audit@shop.example", "carlos@customer.example"}), "envelope to %v", to)
+		testserver.Must(t, msgs[0].From != msgs[1].From && msgs[1].From != msgs[2].From && msgs[0].From != msgs[2].From, "return paths shared")
 		testserver.Must(t, !bytes.Contains(m.Data, []byte("audit@shop.example")), "the Bcc address is in the message")
 		testserver.Must(t, !bytes.Contains(bytes.ReplaceAll(m.Data, []byte("\r\n"), nil), []byte("\n")), "bare LF in the message")
 		verifyDKIM(t, ts, m.Data)

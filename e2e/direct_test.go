@@ -38,9 +38,19 @@ func TestDirectDeliveryByMX(t *testing.T) {
 			"to": []string{"a@customer.example", "b@customer.example", "c@other.example"}})
 		e := waitStatus(t, ts, ts.LiveKey, res.ID, "delivered")
 		testserver.Must(t, e.Attempts == 1 && e.DeliveredAt != nil, "email %+v", e)
-		// One transaction per destination domain.
+		// One connection per destination domain, carrying one transaction
+		// per recipient, each with its own return path (D65) and the same
+		// signed bytes.
 		msgs := smtp.Messages()
-		testserver.Must(t, len(msgs) == 2, "want 2 SMTP transactions, got %d", len(msgs))
+		testserver.Must(t, len(msgs) == 3, "want 3 SMTP transactions, got %d", len(msgs))
+		testserver.Must(t, smtp.Connections() == 2, "want 2 connections, got %d", smtp.Connections())
+		paths := map[string]bool{}
+		for _, m := range msgs {
+			testserver.Must(t, len(m.To) == 1 && strings.HasPrefix(m.From, "bounces+"), "transaction %v from %s", m.To, m.From)
+			testserver.Must(t, string(m.Data) == string(msgs[0].Data), "the recipients received different bytes")
+			paths[m.From] = true
+		}
+		testserver.Must(t, len(paths) == 3, "return paths %v, want one per recipient", paths)
 		evs := events(t, ts, ts.LiveKey, res.ID)
 		for _, ev := range findEvents(evs, "sent") {
 			mx, _ := ev.Metadata["mx"].(string)

@@ -114,6 +114,7 @@ type App struct {
 	rsa       RSASigners
 	slots     *deliverySlots
 	accepts   *acceptLoad
+	reports   reportCounts // inbound messages by outcome (D65)
 
 	keysMu sync.Mutex
 	keys   map[string]crypto.Signer // DKIM keys opened, by domain id

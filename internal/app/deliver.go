@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/carteiro/carteiro"
 	"github.com/carteiro/carteiro/internal/bounce"
 	"github.com/carteiro/carteiro/internal/dkim"
@@ -125,9 +123,13 @@ func (a *App) deliverEmail(ctx context.Context, emailID string, firstOnly bool) 
 	}
 	var results []mta.Result
 	if len(keep) > 0 {
-		env := mta.Envelope{From: a.returnPath(e), EnvelopeID: e.ID}
+		// D65: each recipient its own transaction and return path, so a
+		// report can only change the recipient whose return path it reached;
+		// the message bytes (and their one DKIM signature) are shared.
+		env := mta.Envelope{EnvelopeID: e.ID}
 		for _, r := range keep {
 			env.Recipients = append(env.Recipients, r.Address)
+			env.ReturnPaths = append(env.ReturnPaths, a.returnPathFor(e, r))
 		}
 		results = a.transport.Deliver(ctx, env, data)
 	} else {
@@ -199,24 +201,6 @@ func (a *App) dkimKey(d *carteiro.Domain) (crypto.Signer, error) {
 	}
 	a.keys[d.ID] = k
 	return k, nil
-}
-
-// returnPath is D31's VERP address: bounces come back to the bounce host
-// carrying a signed token naming the email.
-func (a *App) returnPath(e *carteiro.Email) string {
-	// The id's 16 bytes, not its 36-character text: the whole local part
-	// must stay within RFC 5321's 64 octets.
-	id, err := uuid.Parse(e.ID)
-	payload := id[:]
-	if err != nil {
-		payload = []byte(e.ID)
-	}
-	token := a.box.Sign("bounce", payload)
-	host := a.cfg.BounceHost
-	if e.DomainID != "" {
-		host = "bounces." + carteiro.DomainOf(e.From.Email)
-	}
-	return "bounces+" + token + "@" + host
 }
 
 // recordAttempt applies one attempt's per-recipient results (D23 to D26).

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/google/uuid"
-
 	"github.com/carteiro/carteiro"
 	"github.com/carteiro/carteiro/internal/bounce"
 	"github.com/carteiro/carteiro/internal/store"
@@ -38,86 +36,64 @@ func (a *App) Deliver(ctx context.Context, from string, to []string, raw []byte)
 	return a.ProcessInbound(ctx, to, raw)
 }
 
-// ProcessInbound reads a bounce or complaint that came back (D55): it is
-// matched to the email through the signed VERP token of the recipient
-// address, else the original Message-ID or envelope id, and recorded as
-// bounced, delayed, delivered or complained, with the timeline events, the
-// webhooks and the automatic suppressions of D46, in one transaction.
-// Anything that matches nothing is logged and dropped.
+// ProcessInbound reads a bounce or complaint that came back (D55) and
+// binds it to one recipient (D65): the recipient named by a valid
+// per-recipient token (in the envelope recipient it came to, or a
+// Return-Path of the report or of the original it quotes), else the lone
+// recipient of an email it matches by Message-ID or envelope id. The
+// report then changes that recipient alone (bounced, delayed, delivered or
+// complained, with the timeline events, the webhooks and the automatic
+// suppressions of D46, in one transaction). A report that matches no
+// email, or binds to no recipient, changes nothing: it is logged, counted
+// (InboundReports) and dropped.
 func (a *App) ProcessInbound(ctx context.Context, rcpts []string, raw []byte) error {
 	rep, err := bounce.Parse(raw)
 	if errors.Is(err, bounce.ErrNotABounce) {
+		a.reports.count(reportNotAReport)
 		a.logger.InfoContext(ctx, "inbound: not a bounce or complaint; dropped", "rcpts", rcpts, "bytes", len(raw))
 		return nil
 	}
 	if err != nil {
+		a.reports.count(reportNotAReport)
 		a.logger.WarnContext(ctx, "inbound: unreadable message; dropped", "err", err)
 		return nil
 	}
-	e, err := a.matchEmail(ctx, rcpts, rep)
+	b, err := a.bindReport(ctx, rcpts, rep)
 	if err != nil {
 		return err // the listener answers 451: the sender retries later
 	}
-	if e == nil {
+	var bound *bounce.Report
+	if b.recipient != nil {
+		if bound = b.entries(rep); len(bound.Recipients) == 0 {
+			b.recipient, b.why = nil, "every entry names another recipient"
+		}
+	}
+	switch {
+	case b.email == nil:
+		a.reports.count(reportUnmatched)
 		a.logger.InfoContext(ctx, "inbound: matches no email; dropped", "kind", rep.Kind, "messageId", rep.OriginalMessageID)
 		return nil
+	case b.recipient == nil:
+		a.reports.count(reportUnbound)
+		a.logger.WarnContext(ctx, "inbound: report not bound to a recipient; dropped (D65)", "kind", rep.Kind,
+			"email_id", b.email.ID, "reason", b.why)
+		return nil
 	}
-	recipients, err := a.store.Recipients(ctx, e.ID)
-	if err != nil {
-		return err
-	}
-	return a.store.InGroupTx(ctx, func(tx *store.Tx) error { return a.applyReport(ctx, tx, e, recipients, rep) })
+	a.reports.count(reportBound)
+	return a.store.InGroupTx(ctx, func(tx *store.Tx) error {
+		return a.applyReport(ctx, tx, b.email, b.recipients, b.recipient, bound)
+	})
 }
 
-// matchEmail finds the email a report is about; nil when none matches.
-func (a *App) matchEmail(ctx context.Context, rcpts []string, rep *bounce.Report) (*carteiro.Email, error) {
-	var candidates []string
-	for _, rcpt := range rcpts {
-		local, _, _ := strings.Cut(rcpt, "@")
-		if token, ok := strings.CutPrefix(local, "bounces+"); ok {
-			if raw, ok := a.box.Verify("bounce", token); ok {
-				if id, err := uuid.FromBytes(raw); err == nil {
-					candidates = append(candidates, id.String())
-				} else {
-					candidates = append(candidates, string(raw))
-				}
-			}
-		}
-	}
-	if id, _, ok := strings.Cut(rep.OriginalMessageID, "@"); ok {
-		candidates = append(candidates, id)
-	}
-	if rep.OriginalEnvelopeID != "" {
-		candidates = append(candidates, rep.OriginalEnvelopeID)
-	}
-	for _, id := range candidates {
-		e, err := a.store.EmailByID(ctx, id)
-		switch {
-		case err == nil && !e.Sandbox:
-			return e, nil
-		case err != nil && !errors.Is(err, store.ErrNotFound):
-			return nil, err
-		}
-	}
-	return nil, nil
-}
-
-func (a *App) applyReport(ctx context.Context, tx *store.Tx, e *carteiro.Email, recipients []*carteiro.Recipient, rep *bounce.Report) error {
+// applyReport records what a report's entries say about rcpt, the one
+// recipient of e the report is bound to (D65).
+func (a *App) applyReport(ctx context.Context, tx *store.Tx, e *carteiro.Email, recipients []*carteiro.Recipient, rcpt *carteiro.Recipient, rep *bounce.Report) error {
 	now := a.clock.Now()
 	var events []*carteiro.EmailEvent
 	add := func(t carteiro.EventType, meta map[string]any) { events = append(events, a.event(e.ID, t, now, meta)) }
 	var changed []*carteiro.Recipient
+	address := rcpt.Address
 	for _, rr := range rep.Recipients {
-		// Original-Recipient is the address we sent to (our ORCPT); the
-		// final one differs when the mail was forwarded.
-		rcpt := findRecipient(recipients, rr.OriginalRecipient)
-		if rcpt == nil || rr.OriginalRecipient == "" {
-			rcpt = findRecipient(recipients, rr.Recipient)
-		}
-		if rcpt == nil {
-			continue
-		}
-		address := rcpt.Address
 		switch rr.Class {
 		case bounce.ClassHard, bounce.ClassSoft, bounce.ClassBlock:
 			if rcpt.Status == carteiro.RecipientBounced {
@@ -187,20 +163,6 @@ func (a *App) suppressForBounce(ctx context.Context, tx *store.Tx, orgID, addres
 		return a.autoSuppress(ctx, tx, orgID, address, "mailbox_not_found", CategoryAll, nil)
 	case rr.Class == bounce.ClassHard:
 		return a.autoSuppress(ctx, tx, orgID, address, "bounce", CategoryAll, nil)
-	}
-	return nil
-}
-
-// findRecipient matches a reported address to the email's recipient; a
-// report naming no known address falls to a lone recipient.
-func findRecipient(rs []*carteiro.Recipient, address string) *carteiro.Recipient {
-	for _, r := range rs {
-		if strings.EqualFold(r.Address, address) {
-			return r
-		}
-	}
-	if len(rs) == 1 && address == "" {
-		return rs[0]
 	}
 	return nil
 }

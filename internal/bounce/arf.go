@@ -21,17 +21,18 @@ func parseARF(feedback *part, original header, hasOriginal bool) *Report {
 	for _, v := range fields.values("original-rcpt-to") {
 		recipients = appendUnique(recipients, normalizeAddress(v))
 	}
+	guessed := false
 	if hasOriginal {
 		r.OriginalMessageID = originalMessageID(original)
 		if r.OriginalMailFrom == "" {
 			r.OriginalMailFrom = mailFrom(original.get("return-path"))
 		}
 		if len(recipients) == 0 {
-			recipients = addressList(original.get("to"))
+			recipients, guessed = addressList(original.get("to")), true
 		}
 	}
 	for _, addr := range recipients {
-		r.Recipients = append(r.Recipients, RecipientReport{Recipient: addr, Class: ClassComplaint})
+		r.Recipients = append(r.Recipients, RecipientReport{Recipient: addr, Class: ClassComplaint, Guessed: guessed})
 	}
 	return r
 }

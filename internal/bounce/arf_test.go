@@ -44,3 +44,33 @@ func TestARFEmptyIsNotABounce(t *testing.T) {
 		t.Errorf("err = %v, want ErrNotABounce", err)
 	}
 }
+
+// D65: the To of the returned original is only a guess at who complained
+// (a Bcc recipient's copy shows the To recipient), and the return paths
+// that may carry the per-recipient token are all collected.
+func TestARFGuessedRecipientAndReturnPathsD65(t *testing.T) {
+	t.Parallel()
+	raw := append([]byte("Return-Path: <fbl-bounces@example.net>\n"), arfMessage("Feedback-Type: abuse\nOriginal-Mail-From: <bounces+mailfrom@bounces.shop.example>\n",
+		"--F\nContent-Type: message/rfc822\n\nReturn-Path: <bounces+abc@bounces.shop.example>\nTo: visible@example.org\nMessage-ID: <m3@shop.example>\n\nbody\n")...)
+	r, err := Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Recipients) != 1 || r.Recipients[0].Recipient != "visible@example.org" || !r.Recipients[0].Guessed {
+		t.Errorf("recipients %+v, want visible@example.org guessed", r.Recipients)
+	}
+	want := []string{"fbl-bounces@example.net", "bounces+abc@bounces.shop.example", "bounces+mailfrom@bounces.shop.example"}
+	if len(r.ReturnPaths) != len(want) {
+		t.Fatalf("return paths %q, want %q", r.ReturnPaths, want)
+	}
+	for i := range want {
+		if r.ReturnPaths[i] != want[i] {
+			t.Errorf("return paths %q, want %q", r.ReturnPaths, want)
+		}
+	}
+	named, err := Parse(arfMessage("Feedback-Type: abuse\nOriginal-Rcpt-To: a@example.org\n",
+		"--F\nContent-Type: message/rfc822\n\nTo: visible@example.org\nMessage-ID: <m3@shop.example>\n\nbody\n"))
+	if err != nil || len(named.Recipients) != 1 || named.Recipients[0].Guessed {
+		t.Errorf("a named recipient: %+v, %v", named, err)
+	}
+}

@@ -24,19 +24,20 @@ func Parse(raw []byte) (*Report, error) {
 				if r.OriginalMessageID == "" {
 					r.OriginalMessageID = d.messageID
 				}
-				return sanitize(withReplyTarget(r, root.header)), nil
+				return sanitize(withReturnPaths(withReplyTarget(r, root.header), root.header, original)), nil
 			}
 			// A status part without recipient fields: fall through to the
 			// text, which may still say who failed.
 		} else {
 			r := parseARF(report, original, hasOriginal)
 			if r.FeedbackType != "" || len(r.Recipients) > 0 || r.OriginalMessageID != "" {
-				return sanitize(r), nil
+				return sanitize(withReturnPaths(r, root.header, original)), nil
 			}
 		}
 	}
 	if r := parsePlain(root); r != nil {
-		return sanitize(withReplyTarget(r, root.header)), nil
+		original, _ := findOriginal(root, nil)
+		return sanitize(withReturnPaths(withReplyTarget(r, root.header), root.header, original)), nil
 	}
 	return nil, ErrNotABounce
 }
@@ -47,6 +48,17 @@ func Parse(raw []byte) (*Report, error) {
 func withReplyTarget(r *Report, h header) *Report {
 	if r.OriginalMessageID == "" {
 		r.OriginalMessageID = messageID(h.get("in-reply-to"))
+	}
+	return r
+}
+
+// withReturnPaths fills r.ReturnPaths from the report's own header and the
+// returned original's (nil when there is none).
+func withReturnPaths(r *Report, own, original header) *Report {
+	for _, v := range []string{mailFrom(own.get("return-path")), mailFrom(original.get("return-path")), r.OriginalMailFrom} {
+		if v != "" {
+			r.ReturnPaths = appendUnique(r.ReturnPaths, v)
+		}
 	}
 	return r
 }

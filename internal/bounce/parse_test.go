@@ -108,7 +108,8 @@ var corpus = []corpusCase{
 		FeedbackType:      "abuse",
 		OriginalMailFrom:  "bounces+NmI4YzBkMWUtMmYzYS00.Xc4Vb8@bounces.shop.example",
 		OriginalMessageID: "6b8c0d1e-2f3a-4b5c-9d6e-7f8a9b0c1d2e@shop.example",
-		Recipients:        []RecipientReport{{Recipient: "heidi.souza@example.net", Class: ClassComplaint}},
+		// No Original-Rcpt-To: the To of the original is a guess (D65).
+		Recipients: []RecipientReport{{Recipient: "heidi.souza@example.net", Class: ClassComplaint, Guessed: true}},
 	}},
 	{"arf_headers_only.eml", &Report{
 		Kind:              KindARF,
@@ -205,6 +206,12 @@ func TestParseLineEndings(t *testing.T) {
 			continue
 		}
 		raw := string(readCorpus(t, tc.file))
+		// The corpus table leaves ReturnPaths out; they must not depend on
+		// line endings either.
+		want := *tc.want
+		if base, err := Parse([]byte(raw)); err == nil {
+			want.ReturnPaths = base.ReturnPaths
+		}
 		lf := strings.ReplaceAll(raw, "\r\n", "\n")
 		crlf := strings.ReplaceAll(lf, "\n", "\r\n")
 		for name, variant := range map[string]string{"lf": lf, "crlf": crlf} {
@@ -213,8 +220,8 @@ func TestParseLineEndings(t *testing.T) {
 				t.Errorf("%s (%s): %v", tc.file, name, err)
 				continue
 			}
-			if !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("%s (%s):\n got %+v\nwant %+v", tc.file, name, got, tc.want)
+			if !reflect.DeepEqual(got, &want) {
+				t.Errorf("%s (%s):\n got %+v\nwant %+v", tc.file, name, got, &want)
 			}
 		}
 	}

@@ -89,6 +89,12 @@ type RecipientReport struct {
 	Diagnostic string
 	// Class is the outcome; see Classify.
 	Class Class
+	// Guessed marks an ARF recipient that the report did not name: with no
+	// Original-Rcpt-To it is taken from the To header of the returned
+	// original, which names the visible recipients, not necessarily the
+	// one who complained (a Bcc recipient, say). D65 lets no guessed
+	// address decide which recipient a report is about.
+	Guessed bool
 }
 
 // Report is a parsed bounce or complaint.
@@ -117,4 +123,9 @@ type Report struct {
 	// with its case kept, since it carries Carteiro's bounce token. Empty
 	// for DSN and plain bounces, which arrive at that address anyway.
 	OriginalMailFrom string
+	// ReturnPaths are the addresses where D65's per-recipient token may be
+	// found besides the envelope recipient: the Return-Path of the report
+	// itself, the Return-Path of the returned original, and the ARF
+	// Original-Mail-From; in that order, without duplicates or empties.
+	ReturnPaths []string
 }

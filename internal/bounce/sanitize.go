@@ -14,6 +14,9 @@ func sanitize(r *Report) *Report {
 	r.OriginalEnvelopeID = cleanText(r.OriginalEnvelopeID)
 	r.FeedbackType = cleanText(r.FeedbackType)
 	r.OriginalMailFrom = cleanText(r.OriginalMailFrom)
+	for i := range r.ReturnPaths {
+		r.ReturnPaths[i] = cleanText(r.ReturnPaths[i])
+	}
 	for i := range r.Recipients {
 		rr := &r.Recipients[i]
 		rr.Recipient = cleanText(rr.Recipient)

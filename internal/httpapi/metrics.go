@@ -73,3 +73,27 @@ func (c *queueDepthCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(queueDepthDesc, prometheus.GaugeValue, float64(n), state)
 	}
 }
+
+// CountInboundReports exports the inbound listener's messages by outcome
+// (bound, unbound, unmatched, not_a_report), read from counts at scrape
+// time: "unbound" counts the reports D65 refuses to apply, forgeries among
+// them.
+func (m *Metrics) CountInboundReports(counts func() map[string]uint64) {
+	m.registry.MustRegister(&inboundReportsCollector{counts: counts})
+}
+
+var inboundReportsDesc = prometheus.NewDesc("carteiro_inbound_reports_total",
+	"Messages received by the inbound listener, by outcome (D65: unbound reports change nothing).", []string{"outcome"}, nil)
+
+// inboundReportsCollector reports the App's counters when scraped.
+type inboundReportsCollector struct {
+	counts func() map[string]uint64
+}
+
+func (c *inboundReportsCollector) Describe(ch chan<- *prometheus.Desc) { ch <- inboundReportsDesc }
+
+func (c *inboundReportsCollector) Collect(ch chan<- prometheus.Metric) {
+	for outcome, n := range c.counts() {
+		ch <- prometheus.MustNewConstMetric(inboundReportsDesc, prometheus.CounterValue, float64(n), outcome)
+	}
+}

@@ -46,7 +46,8 @@ type DirectOptions struct {
 }
 
 // Direct delivers to each recipient domain's mail exchangers (D3): one
-// transaction per domain with all of its recipients, domains in parallel.
+// connection per domain carrying its recipients' transactions (one, or one
+// per return path, D65), domains in parallel.
 // It keeps no connections between deliveries and is safe for concurrent
 // use.
 type Direct struct {
@@ -109,8 +110,17 @@ func (d *Direct) Deliver(ctx context.Context, env Envelope, data []byte) []Resul
 	for _, domain := range order {
 		indexes := groups[domain]
 		sub := Envelope{From: env.From, EnvelopeID: env.EnvelopeID, Recipients: make([]string, len(indexes))}
+		if len(env.ReturnPaths) > 0 {
+			sub.ReturnPaths = make([]string, len(indexes))
+		}
 		for j, i := range indexes {
 			sub.Recipients[j] = env.Recipients[i]
+			if len(sub.ReturnPaths) > 0 {
+				sub.ReturnPaths[j] = env.From
+				if i < len(env.ReturnPaths) {
+					sub.ReturnPaths[j] = env.ReturnPaths[i]
+				}
+			}
 		}
 		wg.Go(func() {
 			var got []Result
@@ -130,30 +140,71 @@ func (d *Direct) Deliver(ctx context.Context, env Envelope, data []byte) []Resul
 	return results
 }
 
-// deliverDomain tries the domain's exchangers in order until one takes the
-// transaction. Unreachable hosts, 4xx/5xx greetings and failed EHLOs move
-// on to the next; once a transaction starts its replies are final for this
-// attempt.
+// deliverDomain delivers env's transactions (one, or one per return path,
+// D65) to the domain's exchangers, one after the other on one connection;
+// a connection lost on the way is opened again for the rest.
 func (d *Direct) deliverDomain(ctx context.Context, domain string, env Envelope, data []byte) []Result {
+	results := make([]Result, len(env.Recipients))
+	txs := env.transactions()
 	rt, fail := findRoute(ctx, d.dns, domain)
 	if fail != nil {
-		return fillAll(env, *fail)
+		fill(results, txs, *fail)
+		return results
 	}
+	for len(txs) > 0 {
+		s, fail := d.connectRoute(ctx, domain, rt)
+		if fail != nil {
+			fill(results, txs, *fail)
+			break
+		}
+		// Each connection completes at least one transaction (a broken one
+		// leaves its recipients temporary), so this ends.
+		txs = txs[d.transactAll(ctx, s, txs, data, results):]
+	}
+	return results
+}
+
+// transactAll runs txs on s until they are done or s breaks, then ends s.
+// It returns how many transactions ran.
+func (d *Direct) transactAll(ctx context.Context, s *session, txs []txEnvelope, data []byte, results []Result) int {
+	for k, tx := range txs {
+		if k > 0 {
+			if err := s.ready(ctx); err != nil {
+				s.close()
+				return k
+			}
+		}
+		got, healthy := s.transact(ctx, tx.env, data, txOptions{})
+		tx.place(results, got)
+		if !healthy {
+			s.close() // a stalled or broken server would only stall QUIT too
+			return k + 1
+		}
+	}
+	s.quit()
+	return len(txs)
+}
+
+// connectRoute tries the domain's exchangers in order until one answers
+// and takes EHLO. Unreachable hosts, 4xx/5xx greetings and failed EHLOs
+// move on to the next; the failure returned is the last one seen.
+func (d *Direct) connectRoute(ctx context.Context, domain string, rt route) (*session, *Result) {
 	last := failure(ClassTemporary, enhancedNoAnswer, "", "no mail exchanger of "+domain+" could be reached")
 	attempts := 0
 	for _, host := range rt.hosts {
 		addrs, err := addresses(ctx, d.dns, host)
 		if err != nil {
 			if rt.implicit && errors.Is(err, dnscheck.ErrNotFound) {
-				return fillAll(env, failure(ClassPermanent, enhancedNoRoute, host,
-					fmt.Sprintf("domain %s has no MX and no address: it does not receive mail", domain)))
+				r := failure(ClassPermanent, enhancedNoRoute, host,
+					fmt.Sprintf("domain %s has no MX and no address: it does not receive mail", domain))
+				return nil, &r
 			}
 			last = failure(ClassTemporary, enhancedDNSFailure, host, fmt.Sprintf("resolving mail exchanger %s: %v", host, err))
 			continue
 		}
 		for _, ip := range addrs {
 			if attempts == maxConnectAttempts || ctx.Err() != nil {
-				return fillAll(env, last)
+				return nil, &last
 			}
 			attempts++
 			s, err := d.connect(ctx, host, net.JoinHostPort(ip, d.port))
@@ -161,16 +212,10 @@ func (d *Direct) deliverDomain(ctx context.Context, domain string, env Envelope,
 				last = setupFailure(host, err)
 				continue
 			}
-			results, healthy := s.transact(ctx, env, data, txOptions{})
-			if healthy {
-				s.quit()
-			} else {
-				s.close() // a stalled or broken server would only stall QUIT too
-			}
-			return results
+			return s, nil
 		}
 	}
-	return fillAll(env, last)
+	return nil, &last
 }
 
 // connect opens a session to one exchanger address with opportunistic

@@ -101,10 +101,12 @@ func (r *Relay) Close() error {
 	return nil
 }
 
-// Deliver sends data to every recipient through the relay in one
-// transaction. A failure to reach or set up the relay (connection, TLS,
-// authentication) is temporary for every recipient, whatever the reply
-// code: it is the operator's to fix, never the recipient's fault.
+// Deliver sends data to every recipient through the relay: one
+// transaction for all of them, or one per return path (Envelope.ReturnPaths,
+// D65), one after the other on the same connection. A failure to reach or
+// set up the relay (connection, TLS, authentication) is temporary for every
+// recipient not yet handed over, whatever the reply code: it is the
+// operator's to fix, never the recipient's fault.
 func (r *Relay) Deliver(ctx context.Context, env Envelope, data []byte) []Result {
 	if results := precheck(env, data); results != nil {
 		return results
@@ -112,22 +114,41 @@ func (r *Relay) Deliver(ctx context.Context, env Envelope, data []byte) []Result
 	if len(env.Recipients) == 0 {
 		return []Result{}
 	}
+	results := make([]Result, len(env.Recipients))
+	txs := env.transactions()
 	if err := r.pool.acquire(ctx); err != nil {
-		return fillAll(env, failure(ClassTemporary, enhancedNoAnswer, r.target.host, err.Error()))
+		fill(results, txs, failure(ClassTemporary, enhancedNoAnswer, r.target.host, err.Error()))
+		return results
 	}
 	defer r.pool.releaseSlot()
 
-	s, err := r.session(ctx)
-	if err != nil {
-		return fillAll(env, setupFailure(r.target.host, err))
+	var s *session
+	for k, tx := range txs {
+		if s != nil {
+			if err := s.ready(ctx); err != nil {
+				s.close()
+				s = nil
+			}
+		}
+		if s == nil {
+			var err error
+			if s, err = r.session(ctx); err != nil {
+				fill(results, txs[k:], setupFailure(r.target.host, err))
+				return results
+			}
+		}
+		got, healthy := s.transact(ctx, tx.env, data, txOptions{dsn: r.opts.RequestDSN})
+		tx.place(results, got)
+		switch {
+		case !healthy:
+			s.close() // a stalled or broken server would only stall QUIT too
+			s = nil
+		case s.messages >= r.opts.MaxMessagesPerSession:
+			s.quit()
+			s = nil
+		}
 	}
-	results, healthy := s.transact(ctx, env, data, txOptions{dsn: r.opts.RequestDSN})
-	switch {
-	case !healthy:
-		s.close() // a stalled or broken server would only stall QUIT too
-	case s.messages >= r.opts.MaxMessagesPerSession:
-		s.quit()
-	default:
+	if s != nil {
 		r.pool.putIdle(s)
 	}
 	return results

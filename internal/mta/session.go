@@ -60,6 +60,9 @@ type session struct {
 	limits   timeouts
 	lastUsed time.Time
 	messages int // transactions completed on this connection
+	// open: a transaction was started (MAIL accepted) and not ended by a
+	// reply to its data, so the next one must be preceded by RSET.
+	open bool
 }
 
 // connectError marks a failure to reach the server at all (dial or
@@ -309,7 +312,23 @@ func (s *session) reset(ctx context.Context) error {
 	if r.code != 250 {
 		return &replyError{command: "RSET", reply: r}
 	}
+	s.open = false
 	return nil
+}
+
+// ready makes the session ready for a new transaction: RSET when the last
+// one was left open (RCPTs all refused, DATA refused), nothing otherwise,
+// so consecutive transactions cost no extra round trip.
+func (s *session) ready(ctx context.Context) error {
+	if !s.open {
+		return nil
+	}
+	stop := s.guard(ctx)
+	err := s.reset(ctx)
+	if !stop() && err == nil {
+		err = s.describe(ctx, net.ErrClosed)
+	}
+	return err
 }
 
 // quit says goodbye politely within quitTimeout, then closes.

@@ -131,6 +131,7 @@ func (t *transaction) envelope(ctx context.Context, data []byte, valid []int) bo
 		}
 		return false
 	}
+	s.open = true
 	for _, i := range valid {
 		if !pipelined {
 			s.setDeadline(ctx, s.limits.command)
@@ -184,6 +185,7 @@ func (t *transaction) data(ctx context.Context, data []byte) {
 		return
 	}
 	s.messages++
+	s.open = false
 	t.reusable = t.reusable && !final.closing()
 	t.decideAccepted(final)
 }

@@ -16,6 +16,67 @@ type Envelope struct {
 	// EnvelopeID is the DSN ENVID (RFC 3461), sent when DSN is requested,
 	// so a returning DSN names the email it is about.
 	EnvelopeID string
+	// ReturnPaths, when set, has one return path per entry of Recipients,
+	// replacing From (D65: each recipient's bounces come back to an address
+	// naming that recipient). Recipients that share a return path share a
+	// transaction; each other one gets its own, on the same connection,
+	// with the same message bytes (signed once).
+	ReturnPaths []string
+}
+
+// txEnvelope is the envelope of one SMTP transaction of a delivery, with
+// the position in the delivery's Recipients of each of its recipients.
+type txEnvelope struct {
+	env     Envelope
+	indexes []int
+}
+
+// transactions splits env into its transactions: one per distinct return
+// path, in the order of their first recipient. Without ReturnPaths it is
+// env itself, one transaction as before D65.
+func (env Envelope) transactions() []txEnvelope {
+	if len(env.ReturnPaths) == 0 || len(env.Recipients) == 1 {
+		// The common case, one transaction, costs no grouping.
+		if len(env.ReturnPaths) > 0 {
+			env = Envelope{From: env.ReturnPaths[0], Recipients: env.Recipients, EnvelopeID: env.EnvelopeID}
+		}
+		indexes := make([]int, len(env.Recipients))
+		for i := range indexes {
+			indexes[i] = i
+		}
+		return []txEnvelope{{env: env, indexes: indexes}}
+	}
+	var out []txEnvelope
+	byPath := make(map[string]int, len(env.Recipients))
+	for i, rcpt := range env.Recipients {
+		from := env.From
+		if i < len(env.ReturnPaths) {
+			from = env.ReturnPaths[i]
+		}
+		k, seen := byPath[from]
+		if !seen {
+			k = len(out)
+			byPath[from] = k
+			out = append(out, txEnvelope{env: Envelope{From: from, EnvelopeID: env.EnvelopeID}})
+		}
+		out[k].env.Recipients = append(out[k].env.Recipients, rcpt)
+		out[k].indexes = append(out[k].indexes, i)
+	}
+	return out
+}
+
+// place copies a transaction's results into the delivery's.
+func (tx txEnvelope) place(results, got []Result) {
+	for j, i := range tx.indexes {
+		results[i] = got[j]
+	}
+}
+
+// fill gives every recipient of the transactions the same outcome.
+func fill(results []Result, txs []txEnvelope, r Result) {
+	for _, tx := range txs {
+		tx.place(results, fillAll(tx.env, r))
+	}
 }
 
 // Transport hands a message to SMTP. Deliver returns exactly one Result per
@@ -60,8 +121,11 @@ func failure(class Class, enhanced, host, message string) Result {
 // CR, bare LF or NUL (SMTP smuggling, RFC 5321 section 2.3.8). It returns
 // nil when all is well, else the results to return as they are.
 func precheck(env Envelope, data []byte) []Result {
-	if env.From != "" {
-		if err := checkAddress("sender", env.From); err != nil {
+	for _, from := range append([]string{env.From}, env.ReturnPaths...) {
+		if from == "" {
+			continue
+		}
+		if err := checkAddress("sender", from); err != nil {
 			return fillAll(env, failure(ClassPermanent, enhancedBadSender, "", err.Error()))
 		}
 	}

@@ -181,11 +181,13 @@ func (s *Server) build(ctx context.Context, o Options) error {
 	if err != nil {
 		return fmt.Errorf("openapi: %w", err)
 	}
+	metrics := httpapi.NewMetrics(s.Store.JobCounts)
+	metrics.CountInboundReports(s.App.InboundReports)
 	limits := httpapi.DefaultLimits()
 	limits.PerKey, limits.PerIP = o.Config.RateLimitKey, o.Config.RateLimitIP
 	s.HTTP = httpapi.New(httpapi.Deps{
 		App: s.App, Catalog: catalog, Limiter: limiter, Logger: o.Logger, Clock: o.Clock,
-		Metrics: httpapi.NewMetrics(s.Store.JobCounts), Ready: s.Store.Ping, OpenAPI: openapi,
+		Metrics: metrics, Ready: s.Store.Ping, OpenAPI: openapi,
 		Limits: limits, MetricsToken: o.Config.MetricsToken,
 	})
 	if o.Config.InboundAddr != "" && o.Role != RoleAPI {

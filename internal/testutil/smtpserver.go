@@ -40,6 +40,10 @@ type ReceivedMessage struct {
 	Helo string
 	// MailOptions are the MAIL FROM parameters.
 	MailOptions MailOptions
+	// Connection names the TCP connection that carried the message (the
+	// client's address and port): messages with the same Connection were
+	// transactions of one session.
+	Connection string
 }
 
 // MailOptions are the MAIL FROM parameters the client sent.

@@ -26,6 +26,13 @@ var errAuthRequired = &smtp.SMTPError{
 	Message:      "Authentication required",
 }
 
+// errNestedMail answers MAIL within a transaction (RFC 5321 section 4.1.4).
+var errNestedMail = &smtp.SMTPError{
+	Code:         503,
+	EnhancedCode: smtp.EnhancedCode{5, 5, 1},
+	Message:      "Error: nested MAIL command",
+}
+
 // smtpSession is one client session; go-smtp creates a new one after EHLO and
 // again after STARTTLS.
 type smtpSession struct {
@@ -35,6 +42,7 @@ type smtpSession struct {
 	authUser string
 
 	// Transaction state, cleared by Reset.
+	mailOpen  bool // MAIL was accepted
 	from      string
 	mailOpts  MailOptions
 	rcpts     []RcptOptions
@@ -78,6 +86,12 @@ func (ss *smtpSession) Mail(from string, opts *smtp.MailOptions) error {
 	if ss.server.config.authUser != "" && ss.authUser == "" {
 		return errAuthRequired
 	}
+	if ss.mailOpen {
+		// As Postfix and most servers answer: a transaction left open (its
+		// RCPTs all refused) must be ended with RSET first.
+		return errNestedMail
+	}
+	ss.mailOpen = true
 	ss.from = from
 	ss.mailOpts = MailOptions{}
 	if opts != nil {
@@ -143,6 +157,7 @@ func (ss *smtpSession) Data(r io.Reader) error {
 		Helo:        ss.conn.Hostname(),
 		MailOptions: ss.mailOpts,
 		Rcpts:       append([]RcptOptions(nil), ss.rcpts...),
+		Connection:  ss.conn.Conn().RemoteAddr().String(),
 	}
 	for _, rc := range ss.rcpts {
 		msg.To = append(msg.To, rc.Address)
@@ -169,6 +184,7 @@ func (ss *smtpSession) drop(r io.Reader) error {
 
 // Reset clears the transaction (RSET, a new EHLO, or the end of DATA).
 func (ss *smtpSession) Reset() {
+	ss.mailOpen = false
 	ss.from = ""
 	ss.mailOpts = MailOptions{}
 	ss.rcpts = nil
