@@ -282,7 +282,7 @@ func (r *acceptedRows) Flush(ctx context.Context, tx *store.Tx) error {
 // (so a later item of the same batch with the same key replays it).
 func (a *App) admit(ctx context.Context, tx *store.Tx, p *Principal, e *carteiro.Email, r *SendRequest, w *acceptWrites) (*SendResult, error) {
 	if r.IdempotencyKey != "" {
-		prev, err := tx.Idempotency(ctx, p.Org.ID, endpointSend, r.IdempotencyKey)
+		prev, err := tx.Idempotency(ctx, p.Org.ID, p.Mode(), endpointSend, r.IdempotencyKey)
 		switch {
 		case err == nil && prev.CreatedAt.After(a.clock.Now().Add(-idempotencyWindow)):
 			if prev.RequestHash != r.BodyHash {
@@ -320,7 +320,7 @@ func (a *App) admit(ctx context.Context, tx *store.Tx, p *Principal, e *carteiro
 	res := &SendResult{ID: e.ID, Status: e.Status, QueuedAt: e.CreatedAt}
 	if r.IdempotencyKey != "" {
 		body, _ := json.Marshal(res)
-		if err := tx.InsertIdempotency(ctx, &store.IdempotencyRecord{OrgID: p.Org.ID, Endpoint: endpointSend, Key: r.IdempotencyKey,
+		if err := tx.InsertIdempotency(ctx, &store.IdempotencyRecord{OrgID: p.Org.ID, Mode: p.Mode(), Endpoint: endpointSend, Key: r.IdempotencyKey,
 			RequestHash: r.BodyHash, ResponseStatus: 202, ResponseBody: string(body), CreatedAt: a.clock.Now()}); err != nil {
 			return nil, err
 		}
