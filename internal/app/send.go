@@ -135,9 +135,8 @@ func (a *App) prepare(ctx context.Context, p *Principal, r *SendRequest, senders
 	e.Sandbox = r.IsSandbox || p.Mode() == carteiro.ModeTest // D7, D30
 	e.IdempotencyKey = r.IdempotencyKey
 	e.CreatedAt = now
-	fromDomain := carteiro.DomainOf(e.From.Email)
-	if p.Key.Domain != "" && !carteiro.SenderDomainMatches(fromDomain, p.Key.Domain) {
-		return nil, &carteiro.Error{Code: carteiro.CodeForbidden, Details: map[string]any{"field": "from"}}
+	if err := p.mayUseFrom(e.From.Email, "from"); err != nil {
+		return nil, err
 	}
 	if !e.Sandbox {
 		if e.DomainID, err = senders.lookup(ctx, e.From.Email); err != nil {
