@@ -184,7 +184,8 @@ func (s *senderDomains) lookup(ctx context.Context, from string) (string, error)
 }
 
 // senderDomain applies D17: from must be on a verified domain of the
-// organization (a subdomain counts), else equal a verified sender. It
+// organization (a subdomain counts), else equal a verified sender whose
+// domain no other organization has registered (D59). It
 // returns the domain's id, or "" for a verified sender.
 func (a *App) senderDomain(ctx context.Context, orgID, from string) (string, error) {
 	candidates := carteiro.SenderDomainCandidates(carteiro.DomainOf(from))
@@ -198,11 +199,19 @@ func (a *App) senderDomain(ctx context.Context, orgID, from string) (string, err
 		}
 	}
 	s, err := a.store.SenderByEmail(ctx, orgID, strings.ToLower(from))
-	if err == nil && s.VerifiedAt != nil && s.Active {
-		return "", nil
-	}
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return "", storeErr(err)
+	}
+	if err == nil && s.VerifiedAt != nil && s.Active {
+		// A verified sender stops sending once another organization
+		// registers its domain (D59).
+		taken, err := a.domainOfAnotherOrganization(ctx, orgID, from)
+		if err != nil {
+			return "", err
+		}
+		if !taken {
+			return "", nil
+		}
 	}
 	return "", &carteiro.Error{Code: carteiro.CodeDomainNotVerified, Details: map[string]any{"field": "from"}}
 }
