@@ -61,7 +61,8 @@ func TestAuthentication(t *testing.T) {
 // organization's object. A new route without a case here fails the test.
 func TestOrganizationsAreIsolated(t *testing.T) {
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
-		ts := testserver.StartServer(t, b, nil)
+		// The sender's token in the answer, to try it with another key (D59).
+		ts := testserver.StartServer(t, b, map[string]string{"CARTEIRO_SENDER_TOKEN_IN_RESPONSE": "true"})
 		_, otherLive, otherTest := ts.NewOrg(t, "Other")
 		d := createDomain(t, ts, ts.LiveKey, "first.example")
 		publish(ts, d)

@@ -62,3 +62,42 @@ func TestDeleteDomainReauthentication(t *testing.T) {
 		testserver.Expect(t, ts.Do(t, testserver.Request{Method: "DELETE", Path: "/v1/product/domains/" + od.ID, Key: other}), 200, "")
 	})
 }
+
+// D63: a TOTP code is single-use. The code that deleted one domain cannot
+// delete another within its 90-second window, on this node or another one
+// sharing the database; the next time step's code works.
+func TestTOTPCodeReplayRefusedD63(t *testing.T) {
+	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
+		ts := testserver.StartServer(t, b, nil)
+		secret, _, err := ts.App.EnableTOTP(t.Context(), ts.OrgID)
+		testserver.Must(t, err == nil, "enable TOTP: %v", err)
+		del := func(ts *testserver.TestServer, id, code string) *testserver.Response {
+			return ts.Do(t, testserver.Request{Method: "DELETE", Path: "/v1/product/domains/" + id, Key: ts.LiveKey,
+				Body: map[string]string{"method": "totp", "credential": code}})
+		}
+		first := createDomain(t, ts, ts.LiveKey, "first.example")
+		second := createDomain(t, ts, ts.LiveKey, "second.example")
+		code := totp(t, secret, ts.Clock.Now())
+		testserver.Expect(t, del(ts, first.ID, code), 200, "")
+		testserver.Expect(t, del(ts, second.ID, code), http.StatusForbidden, "REAUTH_FAILED")
+		ts.Clock.Advance(20 * time.Second) // still inside the code's window
+		testserver.Expect(t, del(ts, second.ID, code), http.StatusForbidden, "REAUTH_FAILED")
+		testserver.Expect(t, ts.Do(t, testserver.Request{Method: "GET", Path: "/v1/product/domains/" + second.ID, Key: ts.LiveKey}), 200, "")
+
+		// The next step's code is fresh.
+		ts.Clock.Advance(30 * time.Second)
+		next := totp(t, secret, ts.Clock.Now())
+		testserver.Must(t, next != code, "the test needs two different codes")
+		testserver.Expect(t, del(ts, second.ID, next), 200, "")
+
+		if b != testserver.Postgres {
+			return // one SQLite file has one serving process
+		}
+		// Another node on the same database refuses the used code too.
+		third := createDomain(t, ts, ts.LiveKey, "third.example")
+		other := testserver.StartServer(t, b, map[string]string{"CARTEIRO_DATABASE_URL": ts.Config.DatabaseURL, "CARTEIRO_SECRET_KEY": ts.Config.SecretKey})
+		other.LiveKey = ts.LiveKey
+		other.Clock.Set(ts.Clock.Now())
+		testserver.Expect(t, del(other, third.ID, next), http.StatusForbidden, "REAUTH_FAILED")
+	})
+}

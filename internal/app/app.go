@@ -83,6 +83,9 @@ type Config struct {
 	PublicURL string
 	// Tracking turns on open and click tracking of HTML email (D53).
 	Tracking bool
+	// SenderTokenInResponse shows a live sender's verification token in
+	// POST /senders' answer too, not only in the email (D59).
+	SenderTokenInResponse bool
 	// Blocklists are the DNSBLs asked about the sending IPs and domains (D33).
 	Blocklists []health.List
 	// SendingIPs are the addresses mail leaves from, for blocklist checks.

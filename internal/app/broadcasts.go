@@ -84,8 +84,8 @@ func (a *App) CreateBroadcast(ctx context.Context, p *Principal, in BroadcastInp
 	if err := carteiro.ValidateBroadcastName(b.Name); err != nil {
 		return nil, err
 	}
-	if p.Key.Domain != "" && !carteiro.SenderDomainMatches(carteiro.DomainOf(b.From.Email), p.Key.Domain) {
-		return nil, &carteiro.Error{Code: carteiro.CodeForbidden, Details: map[string]any{"field": "fromEmail"}}
+	if err := p.mayUseFrom(b.From.Email, "fromEmail"); err != nil {
+		return nil, err
 	}
 	if p.Mode() == carteiro.ModeLive {
 		if _, err := a.senderDomain(ctx, p.Org.ID, b.From.Email); err != nil {
@@ -201,6 +201,10 @@ func (a *App) ListBroadcasts(ctx context.Context, p *Principal, q BroadcastQuery
 func (a *App) SendBroadcast(ctx context.Context, p *Principal, id string) (*carteiro.Broadcast, error) {
 	b, err := a.GetBroadcast(ctx, p, id)
 	if err != nil {
+		return nil, err
+	}
+	// Another key may have created it: the sending key's restriction holds.
+	if err := p.mayUseFrom(b.From.Email, "fromEmail"); err != nil {
 		return nil, err
 	}
 	var started bool

@@ -138,7 +138,7 @@ func (a *App) DeleteDomain(ctx context.Context, p *Principal, id string, r Reaut
 	if _, err := a.store.Domain(ctx, p.Org.ID, id); err != nil {
 		return storeErr(err)
 	}
-	if err := a.checkReauth(p.Org, r); err != nil {
+	if err := a.checkReauth(ctx, p.Org, r); err != nil {
 		return err
 	}
 	return storeErr(a.store.SoftDeleteDomain(ctx, p.Org.ID, id, a.clock.Now()))

@@ -142,6 +142,11 @@ func (a *App) ResendEmail(ctx context.Context, p *Principal, id string) (*SendRe
 	if orig.Status != carteiro.EmailFailed && orig.Status != carteiro.EmailCancelled {
 		return nil, carteiro.InvalidState(string(orig.Status))
 	}
+	// Another key may have sent the original: the resending key's
+	// restriction holds.
+	if err := p.mayUseFrom(orig.From.Email, "from"); err != nil {
+		return nil, err
+	}
 	now := a.clock.Now()
 	e := &carteiro.Email{
 		ID: uuid.Must(uuid.NewV7()).String(), OrgID: orig.OrgID, Mode: orig.Mode, Sandbox: orig.Sandbox,

@@ -25,6 +25,18 @@ func (p *Principal) requireFull() error {
 	return nil
 }
 
+// mayUseFrom refuses a from address outside the key's domain restriction:
+// every path that makes mail leave asks it (sends, batches, resends,
+// broadcasts created, sent or started, sender verification emails), so a
+// restricted key cannot escape its domain through another key's objects.
+// field names the address in the 403's details.
+func (p *Principal) mayUseFrom(email, field string) error {
+	if p.Key.Domain != "" && !carteiro.SenderDomainMatches(carteiro.DomainOf(email), p.Key.Domain) {
+		return &carteiro.Error{Code: carteiro.CodeForbidden, Details: map[string]any{"field": field}}
+	}
+	return nil
+}
+
 // Authenticate resolves a bearer key to its principal. Malformed, unknown
 // and revoked keys are all INVALID_API_KEY (D11).
 func (a *App) Authenticate(ctx context.Context, key string) (*Principal, error) {

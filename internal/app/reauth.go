@@ -69,14 +69,16 @@ func totpCode(secret []byte, counter uint64) string {
 	return fmt.Sprintf("%06d", v%1_000_000)
 }
 
-func checkTOTP(secret []byte, code string, now time.Time) bool {
+// matchTOTP returns the time step whose code is code, among the current
+// step and its two neighbours, or false.
+func matchTOTP(secret []byte, code string, now time.Time) (uint64, bool) {
 	step := uint64(now.Unix() / 30)
 	for _, c := range []uint64{step - 1, step, step + 1} {
 		if subtle.ConstantTimeCompare([]byte(totpCode(secret, c)), []byte(code)) == 1 {
-			return true
+			return c, true
 		}
 	}
-	return false
+	return 0, false
 }
 
 // SetPassword sets the organization's reauthentication password (D8).
@@ -125,8 +127,10 @@ type Reauth struct {
 }
 
 // checkReauth enforces D8: when the organization has a password or TOTP
-// secret, the request must carry a matching credential.
-func (a *App) checkReauth(org *carteiro.Organization, r Reauth) error {
+// secret, the request must carry a matching credential. A TOTP code is
+// single-use (D63): its time step is claimed in the store, so a code seen
+// once (on any node) is refused within the rest of its 90-second window.
+func (a *App) checkReauth(ctx context.Context, org *carteiro.Organization, r Reauth) error {
 	if !org.NeedsReauth() {
 		return nil
 	}
@@ -144,8 +148,14 @@ func (a *App) checkReauth(org *carteiro.Organization, r Reauth) error {
 			if err != nil {
 				return &carteiro.Error{Code: carteiro.CodeInternal, Err: fmt.Errorf("open totp secret: %w", err)}
 			}
-			if checkTOTP(secret, r.Credential, a.clock.Now()) {
-				return nil
+			if step, ok := matchTOTP(secret, r.Credential, a.clock.Now()); ok {
+				claimed, err := a.store.ClaimTOTPStep(ctx, org.ID, int64(step))
+				if err != nil {
+					return storeErr(err)
+				}
+				if claimed {
+					return nil
+				}
 			}
 		}
 	default:

@@ -135,9 +135,8 @@ func (a *App) prepare(ctx context.Context, p *Principal, r *SendRequest, senders
 	e.Sandbox = r.IsSandbox || p.Mode() == carteiro.ModeTest // D7, D30
 	e.IdempotencyKey = r.IdempotencyKey
 	e.CreatedAt = now
-	fromDomain := carteiro.DomainOf(e.From.Email)
-	if p.Key.Domain != "" && !carteiro.SenderDomainMatches(fromDomain, p.Key.Domain) {
-		return nil, &carteiro.Error{Code: carteiro.CodeForbidden, Details: map[string]any{"field": "from"}}
+	if err := p.mayUseFrom(e.From.Email, "from"); err != nil {
+		return nil, err
 	}
 	if !e.Sandbox {
 		if e.DomainID, err = senders.lookup(ctx, e.From.Email); err != nil {
@@ -185,7 +184,8 @@ func (s *senderDomains) lookup(ctx context.Context, from string) (string, error)
 }
 
 // senderDomain applies D17: from must be on a verified domain of the
-// organization (a subdomain counts), else equal a verified sender. It
+// organization (a subdomain counts), else equal a verified sender whose
+// domain no other organization has registered (D59). It
 // returns the domain's id, or "" for a verified sender.
 func (a *App) senderDomain(ctx context.Context, orgID, from string) (string, error) {
 	candidates := carteiro.SenderDomainCandidates(carteiro.DomainOf(from))
@@ -199,11 +199,19 @@ func (a *App) senderDomain(ctx context.Context, orgID, from string) (string, err
 		}
 	}
 	s, err := a.store.SenderByEmail(ctx, orgID, strings.ToLower(from))
-	if err == nil && s.VerifiedAt != nil && s.Active {
-		return "", nil
-	}
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return "", storeErr(err)
+	}
+	if err == nil && s.VerifiedAt != nil && s.Active {
+		// A verified sender stops sending once another organization
+		// registers its domain (D59).
+		taken, err := a.domainOfAnotherOrganization(ctx, orgID, from)
+		if err != nil {
+			return "", err
+		}
+		if !taken {
+			return "", nil
+		}
 	}
 	return "", &carteiro.Error{Code: carteiro.CodeDomainNotVerified, Details: map[string]any{"field": "from"}}
 }
@@ -282,7 +290,7 @@ func (r *acceptedRows) Flush(ctx context.Context, tx *store.Tx) error {
 // (so a later item of the same batch with the same key replays it).
 func (a *App) admit(ctx context.Context, tx *store.Tx, p *Principal, e *carteiro.Email, r *SendRequest, w *acceptWrites) (*SendResult, error) {
 	if r.IdempotencyKey != "" {
-		prev, err := tx.Idempotency(ctx, p.Org.ID, endpointSend, r.IdempotencyKey)
+		prev, err := tx.Idempotency(ctx, p.Org.ID, p.Mode(), endpointSend, r.IdempotencyKey)
 		switch {
 		case err == nil && prev.CreatedAt.After(a.clock.Now().Add(-idempotencyWindow)):
 			if prev.RequestHash != r.BodyHash {
@@ -320,7 +328,7 @@ func (a *App) admit(ctx context.Context, tx *store.Tx, p *Principal, e *carteiro
 	res := &SendResult{ID: e.ID, Status: e.Status, QueuedAt: e.CreatedAt}
 	if r.IdempotencyKey != "" {
 		body, _ := json.Marshal(res)
-		if err := tx.InsertIdempotency(ctx, &store.IdempotencyRecord{OrgID: p.Org.ID, Endpoint: endpointSend, Key: r.IdempotencyKey,
+		if err := tx.InsertIdempotency(ctx, &store.IdempotencyRecord{OrgID: p.Org.ID, Mode: p.Mode(), Endpoint: endpointSend, Key: r.IdempotencyKey,
 			RequestHash: r.BodyHash, ResponseStatus: 202, ResponseBody: string(body), CreatedAt: a.clock.Now()}); err != nil {
 			return nil, err
 		}

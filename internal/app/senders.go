@@ -29,13 +29,16 @@ type SenderVerificationJob struct {
 // Kind names the job.
 func (SenderVerificationJob) Kind() string { return "sender_verification" }
 
-// NewSender is POST /senders' answer: the sender and its token, shown once.
+// NewSender is POST /senders' answer: the sender and, when the caller may
+// see it, its token (D59); "" when it went only to the mailbox.
 type NewSender struct {
 	Sender *carteiro.Sender
 	Token  string
 }
 
 // CreateSender registers a single-address identity and mails it a token.
+// An address on a domain another organization registered is refused
+// (D59), so an organization cannot send as another's domain.
 func (a *App) CreateSender(ctx context.Context, p *Principal, email string, displayName *string) (*NewSender, error) {
 	if err := p.requireFull(); err != nil {
 		return nil, err
@@ -46,6 +49,17 @@ func (a *App) CreateSender(ctx context.Context, p *Principal, email string, disp
 	}
 	if addr.Name != "" {
 		return nil, carteiro.Invalid("email", "invalid_email")
+	}
+	// The verification email leaves for this address: a restricted key
+	// stays within its domain.
+	if err := p.mayUseFrom(addr.Email, "email"); err != nil {
+		return nil, err
+	}
+	if taken, err := a.domainOfAnotherOrganization(ctx, p.Org.ID, addr.Email); err != nil {
+		return nil, err
+	} else if taken {
+		return nil, &carteiro.Error{Code: carteiro.CodeForbidden,
+			Details: map[string]any{"field": "email", "reason": "domain_of_another_organization"}}
 	}
 	s := &carteiro.Sender{ID: uuid.Must(uuid.NewV7()).String(), OrgID: p.Org.ID, Email: strings.ToLower(addr.Email), Active: true}
 	if displayName != nil {
@@ -85,7 +99,21 @@ func (a *App) CreateSender(ctx context.Context, p *Principal, email string, disp
 	if err != nil {
 		return nil, storeErr(err)
 	}
-	return &NewSender{Sender: s, Token: token}, nil
+	ns := &NewSender{Sender: s}
+	// With a live key the token reaches only the mailbox, so holding it
+	// proves the mailbox is the caller's (D59).
+	if p.Mode() == carteiro.ModeTest || a.cfg.SenderTokenInResponse {
+		ns.Token = token
+	}
+	return ns, nil
+}
+
+// domainOfAnotherOrganization reports whether another organization has
+// registered (any status but deleted) the domain of email or a parent of
+// it, under which that organization may send (D17, D59).
+func (a *App) domainOfAnotherOrganization(ctx context.Context, orgID, email string) (bool, error) {
+	taken, err := a.store.DomainNamedElsewhere(ctx, orgID, carteiro.SenderDomainCandidates(carteiro.DomainOf(email)))
+	return taken, storeErr(err)
 }
 
 // ListSenders returns the organization's senders.
@@ -106,10 +134,44 @@ func (a *App) VerifySender(ctx context.Context, p *Principal, token string) (*ca
 	if err != nil {
 		return nil, storeErr(err)
 	}
-	now := a.clock.Now()
-	if s.TokenUsedAt != nil || !now.Before(s.TokenExpiresAt) {
+	return a.useSenderToken(ctx, s)
+}
+
+// SenderForToken is the confirmation page's look-up (D59): the sender an
+// emailed token names while it can still verify it; unknown → 404,
+// expired or used → 410. It changes nothing, so link scanners that fetch
+// the page verify nobody.
+func (a *App) SenderForToken(ctx context.Context, token string) (*carteiro.Sender, error) {
+	s, err := a.store.SenderByToken(ctx, carteiro.HashKey(token))
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	if !a.tokenUsable(s) {
 		return nil, &carteiro.Error{Code: carteiro.CodeTokenExpired}
 	}
+	return s, nil
+}
+
+// ConfirmSender is the confirmation page's button (D59): the emailed token
+// verifies its sender, as POST /senders/verify would with a key.
+func (a *App) ConfirmSender(ctx context.Context, token string) (*carteiro.Sender, error) {
+	s, err := a.store.SenderByToken(ctx, carteiro.HashKey(token))
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	return a.useSenderToken(ctx, s)
+}
+
+func (a *App) tokenUsable(s *carteiro.Sender) bool {
+	return s.TokenUsedAt == nil && a.clock.Now().Before(s.TokenExpiresAt)
+}
+
+// useSenderToken verifies s with its token, once.
+func (a *App) useSenderToken(ctx context.Context, s *carteiro.Sender) (*carteiro.Sender, error) {
+	if !a.tokenUsable(s) {
+		return nil, &carteiro.Error{Code: carteiro.CodeTokenExpired}
+	}
+	now := a.clock.Now()
 	ok, err := a.store.VerifySender(ctx, s.ID, now)
 	if err != nil {
 		return nil, storeErr(err)
@@ -129,6 +191,12 @@ func (a *App) DeleteSender(ctx context.Context, p *Principal, id string) error {
 	return storeErr(a.store.DeleteSender(ctx, p.Org.ID, id))
 }
 
+// senderConfirmURL is the link of a verification email (D59): a page whose
+// button verifies the sender.
+func (a *App) senderConfirmURL(token string) string {
+	return strings.TrimRight(a.cfg.PublicURL, "/") + "/senders/confirm/" + token
+}
+
 // SendSenderVerification is the worker side of SenderVerificationJob. A
 // temporary SMTP failure returns an error, so the queue retries it.
 func (a *App) SendSenderVerification(ctx context.Context, job SenderVerificationJob) error {
@@ -144,9 +212,9 @@ func (a *App) SendSenderVerification(ctx context.Context, job SenderVerification
 		return err
 	}
 	token := string(rawToken)
-	text := fmt.Sprintf("Confirm that %s may send through Carteiro.\n\nVerification token: %s\n\n"+
-		"Verify it with POST %s/v1/product/senders/verify and the body {\"token\": \"%s\"}. The token expires in 24 hours.\n",
-		s.Email, token, a.cfg.PublicURL, token)
+	text := fmt.Sprintf("Confirm that %s may send through Carteiro: open this link and press the button on its page.\n\n%s\n\n"+
+		"Verification token: %s\n\nThe link expires in 24 hours. If you did not ask for this, ignore this email.\n",
+		s.Email, a.senderConfirmURL(token), token)
 	msgID := uuid.NewString() + "@" + carteiro.DomainOf(a.cfg.SystemFrom.Email)
 	raw, err := mta.Build(&mta.Message{MessageID: msgID, Date: a.clock.Now(), From: a.cfg.SystemFrom,
 		To: []carteiro.Address{{Name: s.DisplayName, Email: s.Email}}, Subject: "Verify your sender address", Text: text})

@@ -59,6 +59,10 @@ type Config struct {
 	SendingIPs []string
 	// Tracking turns open and click tracking on for HTML email (D53).
 	Tracking bool
+	// SenderTokenInResponse returns a live sender's verification token in
+	// POST /senders' answer as well as in the email (D59): for installs
+	// whose organizations all trust each other, and tests.
+	SenderTokenInResponse bool
 	// JobTimeout bounds one background job (a delivery attempt); jobs of a
 	// process that died are retried after twice this.
 	JobTimeout time.Duration
@@ -140,6 +144,9 @@ func Load(lookupEnv func(string) (string, bool)) (Config, error) {
 	}
 	if c.RelayAcceptIsDelivery, err = parseBool(get("CARTEIRO_RELAY_ACCEPT_IS_DELIVERY", "false")); err != nil {
 		errs = append(errs, fmt.Errorf("CARTEIRO_RELAY_ACCEPT_IS_DELIVERY: %w", err))
+	}
+	if c.SenderTokenInResponse, err = parseBool(get("CARTEIRO_SENDER_TOKEN_IN_RESPONSE", "false")); err != nil {
+		errs = append(errs, fmt.Errorf("CARTEIRO_SENDER_TOKEN_IN_RESPONSE: %w", err))
 	}
 	errs = append(errs, c.validate()...)
 	return c, errors.Join(errs...)

@@ -14,6 +14,9 @@ type requestInfo struct {
 	lang      i18n.Lang
 	route     string
 	principal *app.Principal
+	// loggedPath replaces the path in the request log when it carries a
+	// secret (Route.secretPath).
+	loggedPath string
 }
 
 type infoKey struct{}

@@ -67,8 +67,12 @@ func (s *Server) outer(w http.ResponseWriter, r *http.Request, next http.Handler
 		}
 		elapsed := time.Since(start)
 		s.Metrics.observe(r.Method, info.route, sw.status, elapsed)
+		path := r.URL.Path
+		if info.loggedPath != "" {
+			path = info.loggedPath
+		}
 		s.logger.LogAttrs(ctx, slog.LevelInfo, "request",
-			slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.String("route", info.route),
+			slog.String("method", r.Method), slog.String("path", path), slog.String("route", info.route),
 			slog.Int("status", sw.status), slog.Duration("duration", elapsed))
 	}()
 
@@ -85,6 +89,9 @@ func (s *Server) wrapRoute(rt Route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		info := infoOf(r.Context())
 		info.route = name
+		if rt.secretPath {
+			info.loggedPath = rt.Path
+		}
 		if rt.Auth {
 			p, err := s.authenticate(r)
 			if err != nil {

@@ -15,6 +15,9 @@ type Route struct {
 	handler func(w http.ResponseWriter, r *http.Request)
 	// limit is an extra per-organization rule (DELETE /domains/:id, D13).
 	limit *routeLimit
+	// secretPath marks a path that carries a secret token: the request log
+	// shows the route's pattern instead of the path.
+	secretPath bool
 }
 
 type routeLimit struct {
@@ -34,6 +37,8 @@ func (s *Server) routeTable() []Route {
 		{Method: http.MethodGet, Path: "/t/c/{token}", handler: s.trackClick},
 		{Method: http.MethodGet, Path: "/u/{token}", handler: s.unsubscribeConfirm},
 		{Method: http.MethodPost, Path: "/u/{token}", handler: s.unsubscribe},
+		{Method: http.MethodGet, Path: "/senders/confirm/{token}", handler: s.senderConfirmForm, secretPath: true},
+		{Method: http.MethodPost, Path: "/senders/confirm/{token}", handler: s.senderConfirm, secretPath: true},
 
 		{Method: http.MethodPost, Path: p + "/domains", Auth: true, handler: s.createDomain},
 		{Method: http.MethodGet, Path: p + "/domains", Auth: true, handler: s.listDomains},

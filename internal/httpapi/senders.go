@@ -40,8 +40,8 @@ func (s *Server) createSender(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusCreated, struct {
 		senderJSON
-		VerificationToken string `json:"verificationToken"`
-	}{toSenderJSON(ns.Sender), ns.Token})
+		VerificationToken *string `json:"verificationToken"` // null when it went only to the mailbox (D59)
+	}{toSenderJSON(ns.Sender), optional(ns.Token)})
 }
 
 func (s *Server) listSenders(w http.ResponseWriter, r *http.Request) {

@@ -155,7 +155,8 @@ func (s *Server) build(ctx context.Context, o Options) error {
 		BounceHost: o.Config.BounceHost, DKIMSelector: o.Config.DKIMSelector, Warmup: o.Config.WarmupEnabled(),
 		AcceptIsDelivery: o.Config.Delivery == "direct" || o.Config.RelayAcceptIsDelivery,
 		SystemFrom:       systemFrom, PublicURL: o.Config.PublicURL, DeliverySlots: o.Config.DeliveryWorkers,
-		RecordGrace: recordGrace(o.Config.JobTimeout),
+		RecordGrace:           recordGrace(o.Config.JobTimeout),
+		SenderTokenInResponse: o.Config.SenderTokenInResponse,
 	})
 
 	catalog, err := i18n.New()

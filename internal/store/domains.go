@@ -214,3 +214,24 @@ func (q *Queries) DomainNameRegistered(ctx context.Context, name string) (bool, 
 	}
 	return n > 0, nil
 }
+
+// DomainNamedElsewhere reports whether an organization other than orgID has
+// a live domain (any status) named one of names (D59: a single sender on
+// another organization's domain is refused).
+func (q *Queries) DomainNamedElsewhere(ctx context.Context, orgID string, names []string) (bool, error) {
+	if len(names) == 0 {
+		return false, nil
+	}
+	args := make([]any, 0, len(names)+1)
+	args = append(args, orgID)
+	for _, n := range names {
+		args = append(args, n)
+	}
+	var n int
+	err := q.queryRow(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM domains WHERE deleted_at IS NULL AND org_id <> ?
+		AND name IN (`+placeholders(len(names))+`) LIMIT 1) AS found`, args...).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("store: domains named elsewhere: %w", classify(err))
+	}
+	return n > 0, nil
+}

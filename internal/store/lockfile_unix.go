@@ -13,7 +13,10 @@ import (
 // with the open file: closing it, or the process ending however it ends,
 // releases it.
 func lockFile(path string) (release func(), locked bool, err error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err := createPrivateFile(path); err != nil { // D64
+		return nil, false, err
+	}
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
 		return nil, false, fmt.Errorf("store: open %s: %w", path, err)
 	}

@@ -54,6 +54,16 @@ func (q *Queries) SenderByTokenHash(ctx context.Context, orgID, hash string) (*c
 	return s, nil
 }
 
+// SenderByToken finds the sender a verification token belongs to, whatever
+// its organization: the emailed link carries no API key (D59).
+func (q *Queries) SenderByToken(ctx context.Context, hash string) (*carteiro.Sender, error) {
+	s, err := scanSender(q.queryRow(ctx, `SELECT `+senderColumns+` FROM senders WHERE token_hash = ?`, hash))
+	if err != nil {
+		return nil, fmt.Errorf("store: sender by token: %w", classify(err))
+	}
+	return s, nil
+}
+
 // ListSenders returns the organization's senders, newest first.
 func (q *Queries) ListSenders(ctx context.Context, orgID string) ([]*carteiro.Sender, error) {
 	rs, err := q.query(ctx, `SELECT `+senderColumns+` FROM senders WHERE org_id = ? ORDER BY created_at DESC, id DESC`, orgID)

@@ -21,6 +21,13 @@ func openSQLite(ctx context.Context, path string) (*Store, error) {
 	if path == "" {
 		return nil, fmt.Errorf("store: empty SQLite path")
 	}
+	if path != ":memory:" {
+		// Created here with mode 0600, the database gives the same mode to
+		// the -wal and -shm files SQLite creates beside it (D64).
+		if err := createPrivateFile(path); err != nil {
+			return nil, err
+		}
+	}
 	base := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + sqlitePragmas
 	// Writers take the lock at BEGIN, so two transactions never deadlock
 	// upgrading a read lock.
