@@ -55,7 +55,7 @@ func attachmentPart(a *carteiro.Attachment, i int) (*mimePart, error) {
 }
 
 // nameParams formats a file name parameter. A name outside ASCII is written
-// twice (D70): as RFC 2231 (filename*=utf-8”...), which current readers
+// twice (D70): as RFC 2231 (filename*= with percent-encoded UTF-8), which current readers
 // prefer, and as a quoted RFC 2047 encoded word, the only form older
 // Outlook reads (it shows "ATT00001" for a name given only the RFC 2231
 // way).
