@@ -113,7 +113,9 @@ func (a *App) deliverEmail(ctx context.Context, emailID string, firstOnly bool) 
 		for _, r := range keep {
 			env.Recipients = append(env.Recipients, r.Address)
 		}
+		began := time.Now() // real time, whatever the injected clock says
 		results = a.transport.Deliver(ctx, env, data)
+		a.logAttempt(ctx, e.ID, results, time.Since(began))
 	} else {
 		e.Attempts-- // no SMTP attempt was made
 	}
