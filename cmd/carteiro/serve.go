@@ -13,6 +13,7 @@ import (
 
 	"github.com/carteiro/carteiro/internal/config"
 	"github.com/carteiro/carteiro/internal/logctx"
+	"github.com/carteiro/carteiro/internal/mta"
 	"github.com/carteiro/carteiro/internal/server"
 )
 
@@ -63,6 +64,14 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, lookupE
 		served = srv.Served()
 	}
 	logger.Info("carteiro started", "version", version, "role", *role, "store", string(srv.Store.Dialect()))
+	if cfg.Delivery == "direct" && *role != server.RoleAPI {
+		// D68: receivers that check the HELO refuse such a name at RCPT.
+		helo := server.HeloName(cfg)
+		if problem := mta.HeloNameProblem(helo); problem != "" {
+			logger.Warn("the EHLO name of direct delivery will be refused by many receivers; set CARTEIRO_HELO_NAME to this machine's fully qualified name (its PTR record)",
+				"helo", helo, "problem", problem)
+		}
+	}
 
 	select {
 	case <-ctx.Done():

@@ -150,7 +150,12 @@ func (a *App) CreateContact(ctx context.Context, p *Principal, audienceID string
 	}
 	err = a.store.InTx(ctx, func(tx *store.Tx) error { return tx.InsertContact(ctx, c) })
 	if errors.Is(err, store.ErrConflict) {
-		return nil, carteiro.Conflict("")
+		// D11: the 409 names the contact that has the address.
+		id, lookupErr := a.store.ContactIDByEmail(ctx, p.Org.ID, aud.ID, c.Email)
+		if lookupErr != nil {
+			id = ""
+		}
+		return nil, carteiro.Conflict(id)
 	}
 	return c, storeErr(err)
 }

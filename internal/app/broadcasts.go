@@ -216,9 +216,20 @@ func (a *App) SendBroadcast(ctx context.Context, p *Principal, id string) (*cart
 		return nil, storeErr(err)
 	}
 	if !started {
-		return nil, carteiro.InvalidState(string(b.Status))
+		return nil, a.broadcastStateConflict(ctx, p, id)
 	}
 	return b, nil
+}
+
+// broadcastStateConflict is the 409 INVALID_STATE of a broadcast that
+// could not move, carrying its current status (D11), read again since the
+// status that refused the move may have been written by another request.
+func (a *App) broadcastStateConflict(ctx context.Context, p *Principal, id string) error {
+	cur, err := a.GetBroadcast(ctx, p, id)
+	if err != nil {
+		return err
+	}
+	return carteiro.InvalidState(string(cur.Status))
 }
 
 // StartScheduledBroadcast is the worker side of StartBroadcastJob.
@@ -245,12 +256,14 @@ func (a *App) startBroadcast(ctx context.Context, tx *store.Tx, b *carteiro.Broa
 	} else if err != nil {
 		return false, err
 	}
+	prev := b.Status
 	b.Status, b.UpdatedAt = carteiro.BroadcastSending, a.clock.Now()
 	// The total is the audience's size now; the fan-out corrects it to the
 	// contacts it actually walked when it ends.
 	b.RecipientsTotal = aud.ContactsCount
 	ok, err := tx.SetBroadcastStatus(ctx, b, carteiro.BroadcastDraft, carteiro.BroadcastScheduled)
 	if err != nil || !ok {
+		b.Status = prev
 		return false, err
 	}
 	return true, a.queue.EnqueueTx(ctx, tx, FanOutJob{BroadcastID: b.ID}, JobOpts{Queue: BroadcastQueue})
@@ -264,7 +277,6 @@ func (a *App) CancelBroadcast(ctx context.Context, p *Principal, id string) (*ca
 	if err != nil {
 		return nil, err
 	}
-	prev := b.Status
 	var ok bool
 	err = a.store.InTx(ctx, func(tx *store.Tx) error {
 		// This update takes the broadcast's row first: a fan-out step in
@@ -282,7 +294,7 @@ func (a *App) CancelBroadcast(ctx context.Context, p *Principal, id string) (*ca
 		return nil, storeErr(err)
 	}
 	if !ok {
-		return nil, carteiro.InvalidState(string(prev))
+		return nil, a.broadcastStateConflict(ctx, p, id)
 	}
 	return b, nil
 }

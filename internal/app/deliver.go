@@ -131,7 +131,9 @@ func (a *App) deliverEmail(ctx context.Context, emailID string, firstOnly bool) 
 			env.Recipients = append(env.Recipients, r.Address)
 			env.ReturnPaths = append(env.ReturnPaths, a.returnPathFor(e, r))
 		}
+		began := time.Now() // real time, whatever the injected clock says
 		results = a.transport.Deliver(ctx, env, data)
+		a.logAttempt(ctx, e.ID, results, time.Since(began))
 	} else {
 		e.Attempts-- // no SMTP attempt was made
 	}
@@ -223,6 +225,8 @@ func (a *App) recordAttempt(ctx context.Context, e *carteiro.Email, all, pending
 			res = mta.Result{Recipient: rcpt.Address, Class: mta.ClassTemporary, Message: "no result from the transport"}
 		}
 		firstDeferral := rcpt.Status == carteiro.RecipientPending
+		// D69: "550 5.0.0 ... 5.1.1 ..." is a 5.1.1.
+		res.Enhanced = bounce.RefineStatus(res.Enhanced, res.Message)
 		rcpt.LastCode, rcpt.LastEnhanced, rcpt.LastMessage, rcpt.UpdatedAt = res.Code, res.Enhanced, res.Message, now
 		response := replyText(res)
 		switch res.Class {
@@ -238,19 +242,19 @@ func (a *App) recordAttempt(ctx context.Context, e *carteiro.Email, all, pending
 				e.DeliveredAt = &now
 			}
 		case mta.ClassPermanent, mta.ClassBlock:
-			// The same classes as a DSN's: a 552 5.2.2 (mailbox full) is a
-			// soft bounce and suppresses nothing (D46).
-			class := bounce.Classify(res.Enhanced, "failed", res.Message)
-			if res.Class == mta.ClassBlock {
-				class = bounce.ClassBlock
+			rr := replyReport(rcpt.Address, res)
+			if rr.Class == bounce.ClassSender {
+				// D69: the sending side's configuration was refused (a
+				// HELO, SPF, PTR ...): this recipient fails, with the
+				// reply, and stays mailable.
+				rcpt.Status = carteiro.RecipientFailed
+				add(carteiro.EventFailed, map[string]any{"recipient": rcpt.Address, "error": response})
+				e.LastError = response
+				break
 			}
-			if class != bounce.ClassSoft && class != bounce.ClassBlock {
-				class = bounce.ClassHard
-			}
-			bounceType := string(class)
-			bounces = append(bounces, bounce.RecipientReport{Recipient: rcpt.Address, Status: res.Enhanced, Code: res.Code, Class: class})
+			bounces = append(bounces, rr)
 			rcpt.Status = carteiro.RecipientBounced
-			add(carteiro.EventBounced, map[string]any{"recipient": rcpt.Address, "bounceType": bounceType, "code": res.Code,
+			add(carteiro.EventBounced, map[string]any{"recipient": rcpt.Address, "bounceType": string(rr.Class), "code": res.Code,
 				"enhancedCode": res.Enhanced, "diagnostic": res.Message})
 			e.BouncedAt = &now
 			e.LastError = response
@@ -315,6 +319,21 @@ func (a *App) recordAttempt(ctx context.Context, e *carteiro.Email, all, pending
 		return nil
 	}
 	return a.untilStored(rctx, "recording a delivery outcome", func() error { return commit(rctx, record) })
+}
+
+// replyReport classifies a permanent SMTP refusal as a DSN's would be
+// (D69): who the reply blames decides between a bounce that suppresses
+// (hard, block), one that does not (soft, a full mailbox) and a failure of
+// the sending side (ClassSender). Its Status is the refined enhanced code.
+func replyReport(address string, res mta.Result) bounce.RecipientReport {
+	res.Enhanced = bounce.RefineStatus(res.Enhanced, res.Message)
+	class := bounce.Classify(res.Enhanced, "failed", res.Summary())
+	switch class {
+	case bounce.ClassHard, bounce.ClassSoft, bounce.ClassBlock, bounce.ClassSender:
+	default:
+		class = bounce.ClassHard // a 5xx always ends the recipient
+	}
+	return bounce.RecipientReport{Recipient: address, Status: res.Enhanced, Code: res.Code, Diagnostic: res.Message, Class: class}
 }
 
 // failAll ends an email that cannot be built or signed.

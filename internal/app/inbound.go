@@ -108,6 +108,17 @@ func (a *App) applyReport(ctx context.Context, tx *store.Tx, e *carteiro.Email, 
 			if err := a.suppressForBounce(ctx, tx, e.OrgID, address, rr); err != nil {
 				return err
 			}
+		case bounce.ClassSender:
+			// D69: the sending side's configuration was refused; the
+			// recipient fails with the reply and is not suppressed.
+			if rcpt.Status == carteiro.RecipientBounced || rcpt.Status == carteiro.RecipientFailed {
+				continue // the same report twice
+			}
+			reply := strings.TrimSpace(rr.Status + " " + rr.Diagnostic)
+			rcpt.Status, rcpt.LastCode, rcpt.LastEnhanced, rcpt.LastMessage, rcpt.UpdatedAt = carteiro.RecipientFailed, rr.Code, rr.Status, rr.Diagnostic, now
+			changed = append(changed, rcpt)
+			add(carteiro.EventFailed, map[string]any{"recipient": address, "error": reply})
+			e.LastError = reply
 		case bounce.ClassDelayed:
 			add(carteiro.EventDeliveryDelayed, map[string]any{"recipient": address, "code": rr.Code, "enhancedCode": rr.Status,
 				"diagnostic": rr.Diagnostic})
@@ -145,24 +156,43 @@ func (a *App) applyReport(ctx context.Context, tx *store.Tx, e *carteiro.Email, 
 	if e.Status != carteiro.EmailCancelled {
 		e.Status = emailStatus(recipients)
 	}
+	if e.Status == carteiro.EmailFailed && e.FailedAt == nil {
+		e.FailedAt = &now
+	}
 	if err := tx.UpdateEmailProgress(ctx, e, nil); err != nil {
 		return err
 	}
 	return a.recordEvents(ctx, tx, e, events)
 }
 
-// suppressForBounce applies D46: 5.1.x → mailbox_not_found, a block
-// (5.7.x) → isp_block for 7 days, other hard bounces → bounce; soft
-// bounces suppress nothing.
+// suppressForBounce applies D46 as amended by D69: a bounce that blames
+// the address (X.1.1, X.1.10, X.2.1, X.1.6) → mailbox_not_found, other
+// hard bounces → bounce, a provider's block → isp_block for 7 days; soft
+// bounces and refusals of the sending side suppress nothing.
 func (a *App) suppressForBounce(ctx context.Context, tx *store.Tx, orgID, address string, rr bounce.RecipientReport) error {
-	switch {
-	case rr.Class == bounce.ClassBlock:
+	reason := suppressionReason(rr)
+	switch reason {
+	case "":
+		return nil
+	case "isp_block":
 		expires := a.clock.Now().Add(ispBlockExpiry)
-		return a.autoSuppress(ctx, tx, orgID, address, "isp_block", CategoryAll, &expires)
-	case rr.Class == bounce.ClassHard && strings.HasPrefix(rr.Status, "5.1."):
-		return a.autoSuppress(ctx, tx, orgID, address, "mailbox_not_found", CategoryAll, nil)
-	case rr.Class == bounce.ClassHard:
-		return a.autoSuppress(ctx, tx, orgID, address, "bounce", CategoryAll, nil)
+		return a.autoSuppress(ctx, tx, orgID, address, reason, CategoryAll, &expires)
 	}
-	return nil
+	return a.autoSuppress(ctx, tx, orgID, address, reason, CategoryAll, nil)
+}
+
+// suppressionReason is the reason of the automatic suppression a bounce
+// makes (D69), "" when it makes none.
+func suppressionReason(rr bounce.RecipientReport) string {
+	switch rr.Class {
+	case bounce.ClassBlock:
+		return "isp_block"
+	case bounce.ClassHard:
+		switch rr.Status[min(2, len(rr.Status)):] {
+		case "1.1", "1.10", "2.1", "1.6":
+			return "mailbox_not_found"
+		}
+		return "bounce"
+	}
+	return ""
 }

@@ -139,7 +139,7 @@ func (a *App) CreateTemplate(ctx context.Context, p *Principal, in TemplateInput
 	}
 	if err := a.store.CreateTemplate(ctx, t); err != nil {
 		if errors.Is(err, store.ErrConflict) {
-			return nil, carteiro.Conflict("")
+			return nil, a.templateNameConflict(ctx, p.Org.ID, t.Name)
 		}
 		return nil, storeErr(err)
 	}
@@ -183,7 +183,7 @@ func (a *App) UpdateTemplate(ctx context.Context, p *Principal, id string, in Te
 	t.UpdatedAt = a.clock.Now()
 	if err := a.store.UpdateTemplate(ctx, t); err != nil {
 		if errors.Is(err, store.ErrConflict) {
-			return nil, carteiro.Conflict("")
+			return nil, a.templateNameConflict(ctx, p.Org.ID, t.Name)
 		}
 		return nil, storeErr(err)
 	}
@@ -289,4 +289,14 @@ func (a *App) renderForSend(ctx context.Context, orgID, id string, vars map[stri
 	}
 	out, err := a.templates.Render(ctx, t.Source(), t.WithDefaults(vars))
 	return out, templateErr(err)
+}
+
+// templateNameConflict is the 409 of a name already taken, naming the
+// template that holds it (D11 details.id).
+func (a *App) templateNameConflict(ctx context.Context, orgID, name string) error {
+	id, err := a.store.TemplateIDByName(ctx, orgID, name)
+	if err != nil {
+		id = "" // deleted meanwhile: still a conflict, without an id
+	}
+	return carteiro.Conflict(id)
 }

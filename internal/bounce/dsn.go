@@ -56,6 +56,9 @@ func dsnRecipient(block header, final, original string) RecipientReport {
 			}
 		}
 	}
+	// D69: Exim always writes "Status: 5.0.0"; the code that matters is
+	// in its Diagnostic-Code ("smtp; 550 5.1.1 ...").
+	r.Status = RefineStatus(r.Status, r.Diagnostic)
 	r.Class = Classify(r.Status, r.Action, r.Diagnostic)
 	return r
 }

@@ -31,9 +31,9 @@ func TestDSNFieldVariants(t *testing.T) {
 			RecipientReport{Recipient: "only@example.org", OriginalRecipient: "only@example.org", Action: "failed", Status: "5.1.1", Class: ClassHard},
 		},
 		{
-			"no per-message block, upper-case type, status comment",
+			"no per-message block, upper-case type, status comment", // D69: the 5.0.0 is refined by the diagnostic
 			"Final-Recipient: RFC822; X@Example.ORG\nAction: FAILED\nStatus: 5.0.0 (permanent failure)\nDiagnostic-Code: X-Postfix; host mx said: 550 5.7.1 rejected by policy\n",
-			RecipientReport{Recipient: "x@example.org", Action: "failed", Status: "5.0.0", Code: 550, Class: ClassBlock,
+			RecipientReport{Recipient: "x@example.org", Action: "failed", Status: "5.7.1", Code: 550, Class: ClassBlock,
 				Diagnostic: "host mx said: 550 5.7.1 rejected by policy"},
 		},
 		{

@@ -29,6 +29,17 @@ var corpus = []corpusCase{
 			Diagnostic: "550 5.1.1 <alice@example.org>: Recipient address rejected: User unknown in virtual mailbox table",
 		}},
 	}},
+	// D69: Exim always writes "Status: 5.0.0"; the 5.1.1 of its
+	// Diagnostic-Code is what the report says.
+	{"dsn_exim_5_0_0_user_unknown.eml", &Report{
+		Kind:              KindDSN,
+		OriginalMessageID: "16f3a8b0-9c1e-4d2e-8f7a-2b9c0d1e3f45@shop.example",
+		Recipients: []RecipientReport{{
+			Recipient: "carol@example.net",
+			Action:    "failed", Status: "5.1.1", Code: 550, Class: ClassHard,
+			Diagnostic: "550 5.1.1 <carol@example.net>: Recipient address rejected: User unknown in local recipient table",
+		}},
+	}},
 	{"dsn_mailbox_full_4_2_2_delayed.eml", &Report{
 		Kind:               KindDSN,
 		OriginalMessageID:  "b7c912d0-6a46-4f0e-9e2b-51d7c3a8e6f1@shop.example",

@@ -298,6 +298,7 @@ func (b *plainBounce) recipientReport(addr string, finder *replyFinder) Recipien
 	} else {
 		r.Diagnostic = b.explanationAfter(addr, finder.named)
 	}
+	r.Status = RefineStatus(r.Status, r.Diagnostic) // D69: X.0.0 says nothing
 	r.Class = Classify(r.Status, action, r.Diagnostic)
 	return r
 }

@@ -9,16 +9,25 @@ type Class string
 // The classes a RecipientReport can carry. A recipient whose outcome cannot
 // be told has the empty Class.
 const (
-	// ClassHard is a permanent failure caused by the address (D46:
-	// mailbox_not_found for 5.1.x, bounce otherwise).
+	// ClassHard is a permanent failure caused by the address (D69:
+	// mailbox_not_found for X.1.1, X.1.10, X.2.1 and X.1.6, bounce
+	// otherwise).
 	ClassHard Class = "hard"
 	// ClassSoft is a final failure of this message that says nothing
 	// permanent about the address: a full mailbox, a message too large, a
 	// temporary error that the remote MTA gave up retrying.
 	ClassSoft Class = "soft"
-	// ClassBlock is a refusal for policy, reputation or spam reasons
-	// (5.7.x and similar wording; D46: isp_block).
+	// ClassBlock is a refusal by the receiving provider for policy,
+	// reputation or spam reasons, blocklists included (5.7.x other than
+	// the sender's authentication, and similar wording; D69: isp_block).
 	ClassBlock Class = "block"
+	// ClassSender is a permanent refusal that blames the sending side's
+	// configuration (D69): a refused HELO or other protocol error (X.5.x),
+	// failed sender authentication (SPF, DKIM, DMARC, PTR; X.7.20 to
+	// X.7.27), a refused sender address (X.1.7, X.1.8), the receiving mail
+	// system or routing (X.3.x, X.4.x). The recipient fails; nothing is
+	// suppressed, and Cause names what to fix.
+	ClassSender Class = "sender"
 	// ClassDelayed is a temporary failure that is still being retried.
 	ClassDelayed Class = "delayed"
 	// ClassDelivered is a success DSN (D25: confirms delivery via a relay).

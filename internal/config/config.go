@@ -17,15 +17,18 @@ import (
 // Config is every setting of D56, plus the few of this project's own
 // (documented in docs/configuration.md).
 type Config struct {
-	HTTPAddr              string
-	DatabaseURL           string
-	PublicURL             string
-	Delivery              string // direct or relay
-	RelayURL              string
-	DirectPort            int
-	DNSServer             string
-	InboundAddr           string
-	BounceHost            string
+	HTTPAddr    string
+	DatabaseURL string
+	PublicURL   string
+	Delivery    string // direct or relay
+	RelayURL    string
+	DirectPort  int
+	DNSServer   string
+	InboundAddr string
+	BounceHost  string
+	// HeloName is the EHLO name of outgoing SMTP (CARTEIRO_HELO_NAME, D68);
+	// "" means mta.DefaultHeloName.
+	HeloName              string
 	SystemFrom            string
 	SecretKey             string
 	RedisURL              string
@@ -87,6 +90,7 @@ func Load(lookupEnv func(string) (string, bool)) (Config, error) {
 		DNSServer:     get("CARTEIRO_DNS_SERVER", ""),
 		InboundAddr:   getenv("CARTEIRO_INBOUND_ADDR"),
 		BounceHost:    get("CARTEIRO_BOUNCE_HOST", "bounces.carteiro.localhost"),
+		HeloName:      get("CARTEIRO_HELO_NAME", ""),
 		SystemFrom:    get("CARTEIRO_SYSTEM_FROM", "Carteiro <no-reply@carteiro.localhost>"),
 		SecretKey:     get("CARTEIRO_SECRET_KEY", ""),
 		RedisURL:      get("CARTEIRO_REDIS_URL", ""),
@@ -179,6 +183,9 @@ func (c *Config) validate() []error {
 	case "", "text", "json":
 	default:
 		errs = append(errs, fmt.Errorf("CARTEIRO_LOG_FORMAT: want text or json, got %q", c.LogFormat))
+	}
+	if strings.ContainsAny(c.HeloName, " \t\r\n") {
+		errs = append(errs, fmt.Errorf("CARTEIRO_HELO_NAME: want a host name, got %q", c.HeloName))
 	}
 	if c.SecretKey != "" && len(c.SecretKey) < 32 {
 		errs = append(errs, errors.New("CARTEIRO_SECRET_KEY: want at least 32 characters"))

@@ -73,7 +73,7 @@ func (s *Server) outer(w http.ResponseWriter, r *http.Request, next http.Handler
 		}
 		s.logger.LogAttrs(ctx, slog.LevelInfo, "request",
 			slog.String("method", r.Method), slog.String("path", path), slog.String("route", info.route),
-			slog.Int("status", sw.status), slog.Duration("duration", elapsed))
+			slog.Int("status", sw.status), durationMS(elapsed))
 	}()
 
 	if !s.limit(sw, r, "ip:"+clientIP(r), s.Limits.PerIP, nil) {
@@ -181,4 +181,10 @@ func clientIP(r *http.Request) string {
 		return r.RemoteAddr
 	}
 	return host
+}
+
+// durationMS is a duration as operators read it in logs (D72):
+// milliseconds, with microsecond precision, in both log formats.
+func durationMS(d time.Duration) slog.Attr {
+	return slog.Float64("duration_ms", float64(d.Microseconds())/1000)
 }

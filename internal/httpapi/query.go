@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"errors"
 	"net/url"
 	"strconv"
 	"time"
@@ -39,6 +40,9 @@ func queryLimit(q url.Values) (int, error) {
 		return 0, nil
 	}
 	n, err := strconv.Atoi(v)
+	if errors.Is(err, strconv.ErrSyntax) {
+		return 0, carteiro.Invalid("limit", "invalid_type") // "abc", "1.5": not an integer
+	}
 	if err != nil || n < 1 {
 		return 0, carteiro.Invalid("limit", "out_of_range")
 	}

@@ -32,8 +32,8 @@ func attachmentPart(a *carteiro.Attachment, i int) (*mimePart, error) {
 	contentType := mediaType(a.ContentType, a.Filename)
 	dispositionValue := disposition
 	if a.Filename != "" {
-		contentType += "; " + strings.Join(formatParam("name", a.Filename), "; ")
-		dispositionValue += "; " + strings.Join(formatParam("filename", a.Filename), "; ")
+		contentType += "; " + strings.Join(nameParams("name", a.Filename), "; ")
+		dispositionValue += "; " + strings.Join(nameParams("filename", a.Filename), "; ")
 	}
 	part := &mimePart{
 		contentType: contentType,
@@ -52,6 +52,19 @@ func attachmentPart(a *carteiro.Attachment, i int) (*mimePart, error) {
 		return nil, invalidf("%s is inline without a content id", what)
 	}
 	return part, nil
+}
+
+// nameParams formats a file name parameter. A name outside ASCII is written
+// twice (D70): as RFC 2231 (filename*= with percent-encoded UTF-8), which current readers
+// prefer, and as a quoted RFC 2047 encoded word, the only form older
+// Outlook reads (it shows "ATT00001" for a name given only the RFC 2231
+// way).
+func nameParams(name, value string) []string {
+	params := formatParam(name, value)
+	if isPlainASCII(value) {
+		return params
+	}
+	return append([]string{name + "=" + quoteParam(mime.BEncoding.Encode("utf-8", value))}, params...)
 }
 
 // mediaType returns the Content-Type of an attachment without its name

@@ -188,10 +188,23 @@ func (r *Relay) open(ctx context.Context) (*session, error) {
 		err = s.describe(ctx, net.ErrClosed)
 	}
 	if err != nil {
-		s.close()
+		s.closeAfter(err)
 		return nil, err
 	}
 	return s, nil
+}
+
+// closeAfter ends a session whose setup failed: with QUIT when the server
+// is still talking to us (it lacks STARTTLS, or refused a command), which
+// a relay's logs then show as a polite goodbye rather than a dropped
+// connection; without it after a broken connection or a 421.
+func (s *session) closeAfter(err error) {
+	var re *replyError
+	if errors.Is(err, errNoSTARTTLS) || (errors.As(err, &re) && !re.reply.closing()) {
+		s.quit()
+		return
+	}
+	s.close()
 }
 
 // errNoSTARTTLS is returned when smtp:// meets a relay without STARTTLS:

@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/carteiro/carteiro/internal/config"
 	"github.com/carteiro/carteiro/internal/dnscheck"
@@ -13,6 +14,7 @@ func newTransport(cfg config.Config, resolver *dnscheck.Resolver) (mta.Transport
 	timeout := cfg.SMTPTimeout
 	if cfg.Delivery == "relay" {
 		r, err := mta.NewRelay(cfg.RelayURL, mta.RelayOptions{
+			HeloName:       HeloName(cfg),
 			PoolSize:       cfg.RelayPoolSize,
 			CommandTimeout: timeout, DataTimeout: 2 * timeout, DialTimeout: min(timeout, 30e9),
 			// D25: without a success DSN a relay's 250 is not delivery.
@@ -25,6 +27,17 @@ func newTransport(cfg config.Config, resolver *dnscheck.Resolver) (mta.Transport
 	}
 	return mta.NewDirect(resolver, mta.DirectOptions{
 		Port:           cfg.DirectPort,
+		HeloName:       HeloName(cfg),
 		CommandTimeout: timeout, DataTimeout: 2 * timeout, DialTimeout: min(timeout, 30e9),
 	}), nil
+}
+
+// HeloName is the EHLO name of outgoing SMTP (D68): CARTEIRO_HELO_NAME, else
+// the machine's name when fully qualified, else the bounce host.
+func HeloName(cfg config.Config) string {
+	if cfg.HeloName != "" {
+		return cfg.HeloName
+	}
+	host, _ := os.Hostname()
+	return mta.DefaultHeloName(host, cfg.BounceHost)
 }

@@ -252,6 +252,18 @@ func (q *Queries) Contact(ctx context.Context, orgID, audienceID, id string) (*c
 	return c, nil
 }
 
+// ContactIDByEmail returns the id of the audience's contact with email (any
+// case): a duplicate's 409 names it (D11).
+func (q *Queries) ContactIDByEmail(ctx context.Context, orgID, audienceID, email string) (string, error) {
+	var id string
+	err := q.queryRow(ctx, `SELECT id FROM contacts WHERE audience_id = ? AND email_key = ? AND org_id = ?`,
+		audienceID, strings.ToLower(email), orgID).Scan(&id)
+	if err != nil {
+		return "", fmt.Errorf("store: contact by email: %w", classify(err))
+	}
+	return id, nil
+}
+
 // ListContacts returns one page of an audience's contacts, oldest first.
 func (q *Queries) ListContacts(ctx context.Context, audienceID string, limit, offset int) ([]*carteiro.Contact, error) {
 	return scanContacts(q.query(ctx, `SELECT `+contactColumns+` FROM contacts WHERE audience_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?`,

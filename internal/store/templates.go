@@ -82,6 +82,16 @@ func (q *Queries) Template(ctx context.Context, orgID, id string) (*carteiro.Tem
 	return t, nil
 }
 
+// TemplateIDByName returns the id of the organization's template named
+// name: a duplicate's 409 names it (D11).
+func (q *Queries) TemplateIDByName(ctx context.Context, orgID, name string) (string, error) {
+	var id string
+	if err := q.queryRow(ctx, `SELECT id FROM templates WHERE org_id = ? AND name = ?`, orgID, name).Scan(&id); err != nil {
+		return "", fmt.Errorf("store: template by name: %w", classify(err))
+	}
+	return id, nil
+}
+
 // ListTemplates returns the organization's templates, oldest first.
 func (q *Queries) ListTemplates(ctx context.Context, orgID string) ([]*carteiro.Template, error) {
 	rs, err := q.query(ctx, `SELECT `+templateColumns+` FROM templates WHERE org_id = ? ORDER BY created_at, id`, orgID)

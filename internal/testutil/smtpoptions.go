@@ -15,6 +15,8 @@ type smtpConfig struct {
 	authUser        string
 	authPass        string
 	maxMessageBytes int64
+	// refuseShortHelo answers RCPT 504 5.5.2 when the EHLO name has no dot.
+	refuseShortHelo bool
 	faults          smtpFaults
 }
 
@@ -46,6 +48,15 @@ func WithAuth(user, pass string) SMTPOption {
 // 552 5.3.4.
 func WithMaxMessageBytes(n int64) SMTPOption {
 	return func(c *smtpConfig) { c.maxMessageBytes = n }
+}
+
+// RefuseNonFQDNHelo makes the server behave like Postfix with
+// reject_non_fqdn_helo_hostname and delayed rejects (smtpd_delay_reject,
+// its default): the session goes on, and every RCPT TO is answered
+// "504 5.5.2 <name>: Helo command rejected: need fully-qualified hostname"
+// when the EHLO name has no dot (D68).
+func RefuseNonFQDNHelo() SMTPOption {
+	return func(c *smtpConfig) { c.refuseShortHelo = true }
 }
 
 // StallAfter makes the server stay silent for d at stage (see

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/emersion/go-sasl"
@@ -110,6 +111,11 @@ func (ss *smtpSession) Mail(from string, opts *smtp.MailOptions) error {
 // Rcpt counts the attempt and applies the recipient's next scripted reply.
 func (ss *smtpSession) Rcpt(to string, opts *smtp.RcptOptions) error {
 	ss.server.stall(StageRcpt)
+	if helo := ss.conn.Hostname(); ss.server.config.refuseShortHelo && !strings.Contains(helo, ".") {
+		ss.server.nextReply(to) // counts the attempt
+		return &smtp.SMTPError{Code: 504, EnhancedCode: smtp.EnhancedCode{5, 5, 2},
+			Message: "<" + helo + ">: Helo command rejected: need fully-qualified hostname"}
+	}
 	if reply, scripted := ss.server.nextReply(to); scripted {
 		switch {
 		case reply.Stage == StageRcpt && !reply.accepts():
