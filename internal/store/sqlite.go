@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"runtime"
@@ -25,7 +26,8 @@ func openSQLite(ctx context.Context, path string) (*Store, error) {
 		// Created here with mode 0600, the database gives the same mode to
 		// the -wal and -shm files SQLite creates beside it (D64).
 		if err := createPrivateFile(path); err != nil {
-			return nil, err
+			// A file that cannot be created is SQLite's CANTOPEN: D11's 503.
+			return nil, errors.Join(ErrUnavailable, err)
 		}
 	}
 	base := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + sqlitePragmas

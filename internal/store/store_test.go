@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -83,7 +84,13 @@ func TestOpenEmptySQLitePathFails(t *testing.T) {
 // generic failure.
 func TestOpenUnreachableIsUnavailable(t *testing.T) {
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
-		url := "sqlite:" + t.TempDir() + "/no/such/dir/carteiro.db"
+		// A folder cannot be made under a regular file (D64 makes missing
+		// folders, so a merely missing one would be created).
+		file := t.TempDir() + "/a-file"
+		if err := os.WriteFile(file, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		url := "sqlite:" + file + "/dir/carteiro.db"
 		if b == testserver.Postgres {
 			// Port 1 on loopback: nothing listens, the connection is refused.
 			url = "postgres://carteiro:hunter2@127.0.0.1:1/carteiro?sslmode=disable&connect_timeout=2"
