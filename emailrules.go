@@ -36,13 +36,20 @@ const (
 // reservedHeaderWildcard ends a ReservedHeaders entry that is a prefix.
 const reservedHeaderWildcard = "*"
 
-// ReservedHeaders are the header names a request may not set (D18), because
-// the service writes them itself. Matching is case-insensitive; an entry
-// ending in "*" is a prefix ("Content-*" covers Content-Type and the rest).
-// Treat it as read-only.
+// ReservedHeaders are the header names a request may not set (D18, D66):
+// those the service writes itself, and those that vouch for a message's
+// path or authentication (trace fields, ARC, Authentication-Results), which
+// a receiver must be able to trust came from a relay, not from the sender.
+// Matching is case-insensitive; an entry ending in "*" is a prefix
+// ("Content-*" covers Content-Type and the rest). Treat it as read-only.
+//
+// List-Unsubscribe and List-Unsubscribe-Post are reserved on broadcasts
+// only (D66), which write their own; transactional email may set them.
+// Broadcasts take no custom headers, so they are not listed here.
 var ReservedHeaders = []string{
 	"From", "To", "Cc", "Bcc", "Subject", "Date", "Message-ID",
 	"DKIM-Signature", "Return-Path", "MIME-Version", "Content-*",
+	"Sender", "Received", "Resent-*", "ARC-*", "Authentication-Results", "Feedback-ID",
 }
 
 // IsReservedHeader reports whether name is one of ReservedHeaders.
@@ -112,9 +119,12 @@ func tagPartProblem(s string) string {
 
 // ValidateHeaders checks custom headers (D18), at most 50. Each name must be
 // an RFC 5322 field name (printable ASCII except ":", so no spaces) of at
-// most 100 characters, not reserved and not repeated in another case; each
-// value at most 998 characters without CR, LF or NUL (D12). Names are checked
-// in sorted order so the field reported, "headers.<Name>", is stable.
+// most 100 characters, not reserved (D66) and not repeated in another case;
+// each value at most 998 characters without CR, LF or NUL (D12), and the
+// whole field, name and encoding included, must fold into lines of at most
+// 998 octets (D66), so that it is refused here rather than failing the
+// email at send time. Names are checked in sorted order so the field
+// reported, "headers.<Name>", is stable.
 //
 // Reasons: too_many (field "headers"), invalid_value, too_long,
 // reserved_header, duplicate, header_injection.
@@ -145,7 +155,8 @@ func ValidateHeaders(h map[string]string) error {
 		switch {
 		case hasLineBreakOrNUL(value):
 			return Invalid(field, "header_injection")
-		case utf8.RuneCountInString(value) > MaxHeaderValueLen:
+		case utf8.RuneCountInString(value) > MaxHeaderValueLen,
+			!HeaderFieldFits(name, EncodeHeaderValue(value)):
 			return Invalid(field, "too_long")
 		}
 	}
