@@ -22,12 +22,21 @@ const MaxBodyBytes = 40 << 20
 func readBody(r *http.Request) ([]byte, error) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
 	if err != nil {
-		return nil, &carteiro.Error{Code: carteiro.CodeInvalidJSON, Err: err}
+		return nil, inflightErr(&carteiro.Error{Code: carteiro.CodeInvalidJSON, Err: err})
 	}
 	if len(body) > MaxBodyBytes {
 		return nil, &carteiro.Error{Code: carteiro.CodePayloadTooLarge}
 	}
 	return body, nil
+}
+
+// inflightErr is a 503 SERVICE_UNAVAILABLE for a body that found no room
+// among those in flight (D60), else err unchanged.
+func inflightErr(err error) error {
+	if errors.Is(err, errInflightFull) {
+		return &carteiro.Error{Code: carteiro.CodeServiceUnavailable, Err: err}
+	}
+	return err
 }
 
 // DecodeJSON decodes a JSON object body into dst strictly (D11, D12): not

@@ -83,8 +83,13 @@ func (s *Server) envelope(r *http.Request, err error) (int, errorBody) {
 // writeError answers with the envelope of err.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	status, body := s.envelope(r, err)
-	if status == http.StatusTooManyRequests && w.Header().Get("Retry-After") == "" {
+	switch {
+	case w.Header().Get("Retry-After") != "":
+	case status == http.StatusTooManyRequests:
 		w.Header().Set("Retry-After", strconv.Itoa(s.retryAfter(body.Error.Details)))
+	case status == http.StatusServiceUnavailable:
+		// D11, D60: a 503 says when to try again.
+		w.Header().Set("Retry-After", strconv.Itoa(inflightRetryAfter))
 	}
 	writeJSON(w, status, body)
 }
