@@ -207,4 +207,3 @@ func TestAddressStringWithTwoAddressesD67(t *testing.T) {
 		testserver.Must(t, field == "fromEmail" && reason == "invalid_email", "broadcast: field %v reason %v", field, reason)
 	})
 }
-

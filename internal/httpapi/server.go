@@ -53,9 +53,9 @@ type Deps struct {
 // Server is the HTTP handler of the whole service.
 type Server struct {
 	Deps
-	app     *app.App
-	catalog *i18n.Catalog
-	logger  *slog.Logger
+	app      *app.App
+	catalog  *i18n.Catalog
+	logger   *slog.Logger
 	mux      *http.ServeMux
 	routes   []Route
 	inflight *inflight
