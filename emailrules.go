@@ -1,6 +1,7 @@
 package carteiro
 
 import (
+	"bytes"
 	"encoding/base64"
 	"mime"
 	"sort"
@@ -179,9 +180,16 @@ func isFieldName(s string) bool {
 // AttachmentInput is one attachment as the request carries it (2.2), before
 // decoding. HasCID tells a missing cid from an empty one.
 type AttachmentInput struct {
-	Filename    string
-	Content     string // Base64
-	ContentType string
+	Filename string
+	Content  string // Base64
+	// Decoded, when not nil, is the content already decoded by the caller,
+	// who leaves Content empty: the HTTP layer decodes it straight from the
+	// request body, so the Base64 text is never held as well (D60).
+	// ContentReason is then that decoding's finding, "empty" or
+	// "invalid_base64", reported as Content's would be.
+	Decoded       []byte
+	ContentReason string
+	ContentType   string
 	Disposition string
 	CID         string
 	HasCID      bool
@@ -223,12 +231,12 @@ func DecodeAttachments(in []AttachmentInput) ([]Attachment, error) {
 		if reason := filenameProblem(a.Filename); reason != "" {
 			return nil, Invalid(path+".filename", reason)
 		}
-		if a.Content == "" {
-			return nil, Invalid(path+".content", "empty")
+		content, reason := a.Decoded, a.ContentReason
+		if content == nil && reason == "" {
+			content, reason = decodeContent(a.Content)
 		}
-		content, ok := decodeBase64(a.Content)
-		if !ok {
-			return nil, Invalid(path+".content", "invalid_base64")
+		if reason != "" {
+			return nil, Invalid(path+".content", reason)
 		}
 		if total += len(content); total > MaxAttachmentsBytes {
 			return nil, Invalid("attachments", "too_large")
@@ -276,21 +284,41 @@ func filenameProblem(name string) string {
 	return ""
 }
 
-// decodeBase64 decodes standard Base64, padded or not, ignoring the CR and
-// LF of wrapped lines.
-func decodeBase64(s string) ([]byte, bool) {
-	if strings.ContainsAny(s, "\r\n") {
-		s = strings.NewReplacer("\r", "", "\n", "").Replace(s)
+// decodeContent decodes an attachment's Base64 content, or says why not:
+// empty or invalid_base64.
+func decodeContent(s string) ([]byte, string) {
+	return DecodeAttachmentContent([]byte(s))
+}
+
+// DecodeAttachmentContent is decodeContent for content still in the
+// caller's buffer (b is only read): the decoded bytes are the one copy made.
+func DecodeAttachmentContent(b []byte) ([]byte, string) {
+	if len(b) == 0 {
+		return nil, "empty"
+	}
+	out, ok := DecodeBase64(b)
+	if !ok {
+		return nil, "invalid_base64"
+	}
+	return out, ""
+}
+
+// DecodeBase64 decodes standard Base64, padded or not, ignoring the CR and
+// LF of wrapped lines; non-zero trailing bits are refused. s is only read.
+func DecodeBase64(s []byte) ([]byte, bool) {
+	if bytes.ContainsAny(s, "\r\n") {
+		s = bytes.ReplaceAll(bytes.ReplaceAll(s, []byte("\r"), nil), []byte("\n"), nil)
 	}
 	enc := base64.RawStdEncoding
-	if strings.HasSuffix(s, "=") {
+	if bytes.HasSuffix(s, []byte("=")) {
 		enc = base64.StdEncoding
 	}
-	b, err := enc.Strict().DecodeString(s)
+	out := make([]byte, enc.DecodedLen(len(s)))
+	n, err := enc.Strict().Decode(out, s)
 	if err != nil {
 		return nil, false
 	}
-	return b, true
+	return out[:n], true
 }
 
 // canonicalMediaType parses a MIME type and writes it back in canonical form
