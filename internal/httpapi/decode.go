@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -73,6 +74,9 @@ func DecodeJSON(body []byte, dst any, optional bool) error {
 	if trimmed[0] != '{' {
 		return &carteiro.Error{Code: carteiro.CodeInvalidJSON}
 	}
+	if len(trimmed) >= largeBody {
+		return decodeInPlace(trimmed, dst)
+	}
 	// The decoder checks the syntax of the whole object before it fills
 	// dst, so no separate pass of json.Valid is needed (a tenth of a bulk
 	// import's decoding); what follows the object must be nothing. Bad
@@ -108,4 +112,23 @@ func decodeError(err error) error {
 		return &carteiro.Error{Code: carteiro.CodeValidation, Field: field, Reason: "unknown_field"}
 	}
 	return &carteiro.Error{Code: carteiro.CodeInvalidJSON, Err: err}
+}
+
+// decodeInPlace is DecodeJSON for a large body (largeBody): json.Unmarshal
+// reads body where it is, with no buffer of its own; knownFields then
+// refuses unknown members. Bad syntax is reported first, then an unknown
+// member, then a wrong type (a Decoder reports the last two in body order).
+func decodeInPlace(body []byte, dst any) error {
+	err := json.Unmarshal(body, dst)
+	var syntax *json.SyntaxError
+	if errors.As(err, &syntax) {
+		return &carteiro.Error{Code: carteiro.CodeInvalidJSON, Err: err}
+	}
+	if err := knownFields(body, reflect.TypeOf(dst)); err != nil {
+		return err
+	}
+	if err != nil {
+		return decodeError(err)
+	}
+	return nil
 }
