@@ -190,9 +190,9 @@ type AttachmentInput struct {
 	Decoded       []byte
 	ContentReason string
 	ContentType   string
-	Disposition string
-	CID         string
-	HasCID      bool
+	Disposition   string
+	CID           string
+	HasCID        bool
 }
 
 // DecodeAttachments validates and decodes attachments (2.2, D19). The

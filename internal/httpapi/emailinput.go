@@ -36,9 +36,9 @@ type sendBody struct {
 type attachmentBody struct {
 	Filename    *string            `json:"filename"`
 	Content     *attachmentContent `json:"content"`
-	ContentType *string `json:"contentType"`
-	Disposition *string `json:"disposition"`
-	CID         *string `json:"cid"`
+	ContentType *string            `json:"contentType"`
+	Disposition *string            `json:"disposition"`
+	CID         *string            `json:"cid"`
 }
 
 type tagBody struct {
