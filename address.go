@@ -29,11 +29,18 @@ const (
 // local part keeps its case; the domain is converted to punycode (IDNA
 // lookup profile), lowercased, and must be a hostname of two labels or more.
 //
+// A string holds one address (D67): a comma or semicolon outside quotes
+// and angle brackets starts a second one, and the string is refused rather
+// than sent to only one of them; several recipients are an array.
+//
 // Errors: header_injection when CR, LF or NUL appears anywhere (D12), else
 // invalid_email.
 func ParseAddress(field, s string) (Address, error) {
 	if hasLineBreakOrNUL(s) {
 		return Address{}, Invalid(field, "header_injection")
+	}
+	if holdsSecondAddress(s) {
+		return Address{}, Invalid(field, "invalid_email")
 	}
 	s = strings.TrimSpace(s)
 	mailbox, name := s, ""
@@ -125,6 +132,35 @@ func SenderDomainCandidates(fromDomain string) []string {
 // of a header line (D12).
 func hasLineBreakOrNUL(s string) bool {
 	return strings.ContainsAny(s, "\r\n\x00")
+}
+
+// holdsSecondAddress reports a list separator (D67): a comma or semicolon
+// outside a quoted string and outside angle brackets, as in
+// "R <r@x.test>, E <e@y.test>". Inside quotes a backslash escapes the next
+// character, as in the display names ParseAddress reads. A string whose
+// quotes or angle brackets do not balance could hide a separator inside
+// them (`R <r@x.test, E <e@y.test>`), so there any comma or semicolon counts.
+func holdsSecondAddress(s string) bool {
+	quoted, angle, separator := false, 0, false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case quoted && c == '\\':
+			i++
+		case c == '"':
+			quoted = !quoted
+		case quoted:
+		case c == '<':
+			angle++
+		case c == '>' && angle > 0:
+			angle--
+		case (c == ',' || c == ';') && angle == 0:
+			separator = true
+		}
+	}
+	if quoted || angle != 0 {
+		return strings.ContainsAny(s, ",;")
+	}
+	return separator
 }
 
 // normalizeMailbox checks "local@domain" and returns it with the domain in

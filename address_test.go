@@ -128,6 +128,8 @@ func TestParseAddressStringRoundTrip(t *testing.T) {
 		`"x" y <a@b.co>`,
 		`"a" "b" <a@b.co>`,
 		"Zoë <z@münchen.de>",
+		`"a < b; c" <a@b.co>`,
+		`"a \"b\", c" <a@b.co>`,
 	} {
 		first, err := ParseAddress("from", in)
 		if err != nil {
@@ -245,6 +247,36 @@ func TestSenderDomainCandidates(t *testing.T) {
 			if SenderDomainMatches(from, verified) != slices.Contains(candidates, verified) {
 				t.Errorf("from %q, verified %q: matches %v, but candidates are %q", from, verified, SenderDomainMatches(from, verified), candidates)
 			}
+		}
+	}
+}
+
+// D67: a string holds one address; a second one after a comma or semicolon
+// outside quotes and angle brackets is refused, not silently dropped.
+func TestParseAddressRefusesSecondAddressD67(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		in, name, email, reason string
+	}{
+		{in: "R <r@x.test>, E <e@y.test>", reason: "invalid_email"},
+		{in: "r@x.test, e@y.test", reason: "invalid_email"},
+		{in: "r@x.test; e@y.test", reason: "invalid_email"},
+		{in: "R <r@x.test>; e@y.test", reason: "invalid_email"},
+		{in: "Doe, John <j@x.test>", reason: "invalid_email"},
+		{in: "r@x.test,", reason: "invalid_email"},
+		// Inside quotes a comma or semicolon is part of the name.
+		{in: `"Doe, John" <j@x.test>`, name: "Doe, John", email: "j@x.test"},
+		{in: `"a; b \" c, d" <j@x.test>`, name: `a; b " c, d`, email: "j@x.test"},
+		{in: "E <e@y.test>", name: "E", email: "e@y.test"},
+		// Unbalanced quotes or brackets cannot hide a separator.
+		{in: `R" <r@x.test>, E <e@y.test>`, reason: "invalid_email"},
+		{in: "R <r@x.test, E <e@y.test>", reason: "invalid_email"},
+	}
+	for _, c := range cases {
+		a, err := ParseAddress("to", c.in)
+		assertInvalid(t, err, "to", c.reason)
+		if c.reason == "" && (a.Name != c.name || a.Email != c.email) {
+			t.Errorf("ParseAddress(%q) = %+v, want %q <%s>", c.in, a, c.name, c.email)
 		}
 	}
 }

@@ -1,6 +1,9 @@
 package carteiro
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // EmailStatus is where an email is in its life (3.1, D23).
 type EmailStatus string
@@ -29,7 +32,27 @@ func (a Address) String() string {
 	if a.Name == "" {
 		return a.Email
 	}
+	if strings.ContainsAny(a.Name, ",;<>") {
+		// Quoted, so that ParseAddress reads the name back whole rather
+		// than as a second address (D67).
+		return quoteDisplayName(a.Name) + " <" + a.Email + ">"
+	}
 	return a.Name + " <" + a.Email + ">"
+}
+
+// quoteDisplayName writes name as one quoted string, escaping its quotes
+// and backslashes.
+func quoteDisplayName(name string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c == '"' || c == '\\' {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(name[i])
+	}
+	b.WriteByte('"')
+	return b.String()
 }
 
 // Tag labels an email (D14).

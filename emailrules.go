@@ -1,6 +1,7 @@
 package carteiro
 
 import (
+	"bytes"
 	"encoding/base64"
 	"mime"
 	"sort"
@@ -36,13 +37,20 @@ const (
 // reservedHeaderWildcard ends a ReservedHeaders entry that is a prefix.
 const reservedHeaderWildcard = "*"
 
-// ReservedHeaders are the header names a request may not set (D18), because
-// the service writes them itself. Matching is case-insensitive; an entry
-// ending in "*" is a prefix ("Content-*" covers Content-Type and the rest).
-// Treat it as read-only.
+// ReservedHeaders are the header names a request may not set (D18, D66):
+// those the service writes itself, and those that vouch for a message's
+// path or authentication (trace fields, ARC, Authentication-Results), which
+// a receiver must be able to trust came from a relay, not from the sender.
+// Matching is case-insensitive; an entry ending in "*" is a prefix
+// ("Content-*" covers Content-Type and the rest). Treat it as read-only.
+//
+// List-Unsubscribe and List-Unsubscribe-Post are reserved on broadcasts
+// only (D66), which write their own; transactional email may set them.
+// Broadcasts take no custom headers, so they are not listed here.
 var ReservedHeaders = []string{
 	"From", "To", "Cc", "Bcc", "Subject", "Date", "Message-ID",
 	"DKIM-Signature", "Return-Path", "MIME-Version", "Content-*",
+	"Sender", "Received", "Resent-*", "ARC-*", "Authentication-Results", "Feedback-ID",
 }
 
 // IsReservedHeader reports whether name is one of ReservedHeaders.
@@ -112,9 +120,12 @@ func tagPartProblem(s string) string {
 
 // ValidateHeaders checks custom headers (D18), at most 50. Each name must be
 // an RFC 5322 field name (printable ASCII except ":", so no spaces) of at
-// most 100 characters, not reserved and not repeated in another case; each
-// value at most 998 characters without CR, LF or NUL (D12). Names are checked
-// in sorted order so the field reported, "headers.<Name>", is stable.
+// most 100 characters, not reserved (D66) and not repeated in another case;
+// each value at most 998 characters without CR, LF or NUL (D12), and the
+// whole field, name and encoding included, must fold into lines of at most
+// 998 octets (D66), so that it is refused here rather than failing the
+// email at send time. Names are checked in sorted order so the field
+// reported, "headers.<Name>", is stable.
 //
 // Reasons: too_many (field "headers"), invalid_value, too_long,
 // reserved_header, duplicate, header_injection.
@@ -145,7 +156,8 @@ func ValidateHeaders(h map[string]string) error {
 		switch {
 		case hasLineBreakOrNUL(value):
 			return Invalid(field, "header_injection")
-		case utf8.RuneCountInString(value) > MaxHeaderValueLen:
+		case utf8.RuneCountInString(value) > MaxHeaderValueLen,
+			!HeaderFieldFits(name, EncodeHeaderValue(value)):
 			return Invalid(field, "too_long")
 		}
 	}
@@ -168,12 +180,19 @@ func isFieldName(s string) bool {
 // AttachmentInput is one attachment as the request carries it (2.2), before
 // decoding. HasCID tells a missing cid from an empty one.
 type AttachmentInput struct {
-	Filename    string
-	Content     string // Base64
-	ContentType string
-	Disposition string
-	CID         string
-	HasCID      bool
+	Filename string
+	Content  string // Base64
+	// Decoded, when not nil, is the content already decoded by the caller,
+	// who leaves Content empty: the HTTP layer decodes it straight from the
+	// request body, so the Base64 text is never held as well (D60).
+	// ContentReason is then that decoding's finding, "empty" or
+	// "invalid_base64", reported as Content's would be.
+	Decoded       []byte
+	ContentReason string
+	ContentType   string
+	Disposition   string
+	CID           string
+	HasCID        bool
 }
 
 // DecodeAttachments validates and decodes attachments (2.2, D19). The
@@ -212,12 +231,12 @@ func DecodeAttachments(in []AttachmentInput) ([]Attachment, error) {
 		if reason := filenameProblem(a.Filename); reason != "" {
 			return nil, Invalid(path+".filename", reason)
 		}
-		if a.Content == "" {
-			return nil, Invalid(path+".content", "empty")
+		content, reason := a.Decoded, a.ContentReason
+		if content == nil && reason == "" {
+			content, reason = decodeContent(a.Content)
 		}
-		content, ok := decodeBase64(a.Content)
-		if !ok {
-			return nil, Invalid(path+".content", "invalid_base64")
+		if reason != "" {
+			return nil, Invalid(path+".content", reason)
 		}
 		if total += len(content); total > MaxAttachmentsBytes {
 			return nil, Invalid("attachments", "too_large")
@@ -265,21 +284,41 @@ func filenameProblem(name string) string {
 	return ""
 }
 
-// decodeBase64 decodes standard Base64, padded or not, ignoring the CR and
-// LF of wrapped lines.
-func decodeBase64(s string) ([]byte, bool) {
-	if strings.ContainsAny(s, "\r\n") {
-		s = strings.NewReplacer("\r", "", "\n", "").Replace(s)
+// decodeContent decodes an attachment's Base64 content, or says why not:
+// empty or invalid_base64.
+func decodeContent(s string) ([]byte, string) {
+	return DecodeAttachmentContent([]byte(s))
+}
+
+// DecodeAttachmentContent is decodeContent for content still in the
+// caller's buffer (b is only read): the decoded bytes are the one copy made.
+func DecodeAttachmentContent(b []byte) ([]byte, string) {
+	if len(b) == 0 {
+		return nil, "empty"
+	}
+	out, ok := DecodeBase64(b)
+	if !ok {
+		return nil, "invalid_base64"
+	}
+	return out, ""
+}
+
+// DecodeBase64 decodes standard Base64, padded or not, ignoring the CR and
+// LF of wrapped lines; non-zero trailing bits are refused. s is only read.
+func DecodeBase64(s []byte) ([]byte, bool) {
+	if bytes.ContainsAny(s, "\r\n") {
+		s = bytes.ReplaceAll(bytes.ReplaceAll(s, []byte("\r"), nil), []byte("\n"), nil)
 	}
 	enc := base64.RawStdEncoding
-	if strings.HasSuffix(s, "=") {
+	if bytes.HasSuffix(s, []byte("=")) {
 		enc = base64.StdEncoding
 	}
-	b, err := enc.Strict().DecodeString(s)
+	out := make([]byte, enc.DecodedLen(len(s)))
+	n, err := enc.Strict().Decode(out, s)
 	if err != nil {
 		return nil, false
 	}
-	return b, true
+	return out[:n], true
 }
 
 // canonicalMediaType parses a MIME type and writes it back in canonical form

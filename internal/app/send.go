@@ -76,8 +76,16 @@ func (a *App) SendBatch(ctx context.Context, p *Principal, reqs []*SendRequest) 
 	emails := make([]*carteiro.Email, len(reqs))
 	prepErrs := make([]error, len(reqs))
 	senders := a.newSenderDomains(p.Org.ID)
+	budget := newRenderBudget()
 	for i, r := range reqs {
 		emails[i], prepErrs[i] = a.prepare(ctx, p, r, senders)
+		if prepErrs[i] == nil && r.TemplateID != nil {
+			// D60: the batch's rendered bytes are bounded; an item past
+			// the budget fails alone and its output is let go at once.
+			if prepErrs[i] = budget.take(emails[i]); prepErrs[i] != nil {
+				emails[i] = nil
+			}
+		}
 	}
 	var items []BatchItem
 	acceptAll := func(tx *store.Tx) error {

@@ -288,7 +288,10 @@ func (a *App) renderForSend(ctx context.Context, orgID, id string, vars map[stri
 		return carteiro.RenderedTemplate{}, carteiro.Invalid("templateId", "inactive")
 	}
 	out, err := a.templates.Render(ctx, t.Source(), t.WithDefaults(vars))
-	return out, templateErr(err)
+	if err != nil {
+		return out, templateErr(err)
+	}
+	return out, checkRenderedParts(out)
 }
 
 // templateNameConflict is the 409 of a name already taken, naming the

@@ -69,6 +69,9 @@ type Config struct {
 	// JobTimeout bounds one background job (a delivery attempt); jobs of a
 	// process that died are retried after twice this.
 	JobTimeout time.Duration
+	// MaxInflightBytes bounds the request bodies handled at once (D60,
+	// CARTEIRO_MAX_INFLIGHT_BYTES).
+	MaxInflightBytes int64
 }
 
 // Load reads the settings through lookupEnv (os.LookupEnv in production, a
@@ -125,6 +128,9 @@ func Load(lookupEnv func(string) (string, bool)) (Config, error) {
 	}
 	if c.RelayPoolSize, err = strconv.Atoi(get("CARTEIRO_RELAY_POOL_SIZE", "16")); err != nil || c.RelayPoolSize < 1 {
 		errs = append(errs, fmt.Errorf("CARTEIRO_RELAY_POOL_SIZE: want a positive number, got %q", getenv("CARTEIRO_RELAY_POOL_SIZE")))
+	}
+	if c.MaxInflightBytes, err = parseBytes(get("CARTEIRO_MAX_INFLIGHT_BYTES", "256MiB")); err != nil {
+		errs = append(errs, fmt.Errorf("CARTEIRO_MAX_INFLIGHT_BYTES: %w", err))
 	}
 	if c.RateLimitKey, err = ratelimit.ParseRule(get("CARTEIRO_RATE_LIMIT_KEY", "50,100")); err != nil {
 		errs = append(errs, fmt.Errorf("CARTEIRO_RATE_LIMIT_KEY: %w", err))
@@ -205,6 +211,29 @@ func (c *Config) WarmupEnabled() bool {
 		return false
 	}
 	return c.Delivery == "direct"
+}
+
+// byteUnits are the suffixes parseBytes reads, binary multiples.
+var byteUnits = []struct {
+	suffix string
+	shift  uint
+}{{"KiB", 10}, {"MiB", 20}, {"GiB", 30}}
+
+// parseBytes reads a positive size: a whole number of bytes, optionally
+// followed by KiB, MiB or GiB.
+func parseBytes(s string) (int64, error) {
+	digits, shift := s, uint(0)
+	for _, u := range byteUnits {
+		if d, ok := strings.CutSuffix(s, u.suffix); ok {
+			digits, shift = strings.TrimSpace(d), u.shift
+			break
+		}
+	}
+	n, err := strconv.ParseInt(digits, 10, 64)
+	if err != nil || n <= 0 || n > (1<<62)>>shift {
+		return 0, fmt.Errorf("want a positive number of bytes, optionally with KiB, MiB or GiB, got %q", s)
+	}
+	return n << shift, nil
 }
 
 func parseBool(s string) (bool, error) {

@@ -33,7 +33,7 @@ func TestDefaultsMatchD56(t *testing.T) {
 	}
 	if c.DirectPort != 25 || c.RateLimitKey.Rate != 50 || c.RateLimitKey.Burst != 100 || c.RateLimitKey.Period != time.Second ||
 		c.RateLimitIP.Rate != 100 || c.RateLimitIP.Burst != 200 || c.WebhookAllowPrivate || c.RelayAcceptIsDelivery ||
-		c.DeliveryWorkers != 50 {
+		c.DeliveryWorkers != 50 || c.MaxInflightBytes != 256<<20 {
 		t.Errorf("numeric or boolean defaults wrong: %+v", c)
 	}
 	if !c.WarmupEnabled() {
@@ -78,5 +78,22 @@ func TestRelayTurnsWarmupAutoOff(t *testing.T) {
 	}
 	if c.WarmupEnabled() {
 		t.Error("warmup auto with relay must be off (D34)")
+	}
+}
+
+// D60: CARTEIRO_MAX_INFLIGHT_BYTES takes bytes or binary units, and refuses
+// anything else by name.
+func TestMaxInflightBytes(t *testing.T) {
+	for in, want := range map[string]int64{"1048576": 1 << 20, "64KiB": 64 << 10, "512 MiB": 512 << 20, "2GiB": 2 << 30, " 300MiB ": 300 << 20} {
+		c, err := Load(env(map[string]string{"CARTEIRO_MAX_INFLIGHT_BYTES": in}))
+		if err != nil || c.MaxInflightBytes != want {
+			t.Errorf("%q: %d (%v), want %d", in, c.MaxInflightBytes, err, want)
+		}
+	}
+	for _, in := range []string{"0", "-1", "1.5MiB", "10MB", "MiB", "lots", "9999999999GiB"} {
+		_, err := Load(env(map[string]string{"CARTEIRO_MAX_INFLIGHT_BYTES": in}))
+		if err == nil || !strings.Contains(err.Error(), "CARTEIRO_MAX_INFLIGHT_BYTES") {
+			t.Errorf("%q: err %v, want one naming CARTEIRO_MAX_INFLIGHT_BYTES", in, err)
+		}
 	}
 }

@@ -34,11 +34,11 @@ type sendBody struct {
 }
 
 type attachmentBody struct {
-	Filename    *string `json:"filename"`
-	Content     *string `json:"content"`
-	ContentType *string `json:"contentType"`
-	Disposition *string `json:"disposition"`
-	CID         *string `json:"cid"`
+	Filename    *string            `json:"filename"`
+	Content     *attachmentContent `json:"content"`
+	ContentType *string            `json:"contentType"`
+	Disposition *string            `json:"disposition"`
+	CID         *string            `json:"cid"`
 }
 
 type tagBody struct {
@@ -125,14 +125,15 @@ func decodeSend(raw []byte, headerKey string) (*app.SendRequest, error) {
 func attachmentInput(i int, a attachmentBody) (carteiro.AttachmentInput, error) {
 	field := func(name string) string { return fmt.Sprintf("attachments[%d].%s", i, name) }
 	for _, f := range []struct {
-		name string
-		v    *string
-	}{{"filename", a.Filename}, {"content", a.Content}, {"contentType", a.ContentType}, {"disposition", a.Disposition}} {
-		if f.v == nil {
+		name    string
+		missing bool
+	}{{"filename", a.Filename == nil}, {"content", a.Content == nil}, {"contentType", a.ContentType == nil}, {"disposition", a.Disposition == nil}} {
+		if f.missing {
 			return carteiro.AttachmentInput{}, carteiro.Invalid(field(f.name), "required")
 		}
 	}
-	in := carteiro.AttachmentInput{Filename: *a.Filename, Content: *a.Content, ContentType: *a.ContentType, Disposition: *a.Disposition}
+	in := carteiro.AttachmentInput{Filename: *a.Filename, Decoded: a.Content.decoded, ContentReason: a.Content.reason,
+		ContentType: *a.ContentType, Disposition: *a.Disposition}
 	if a.CID != nil {
 		in.CID, in.HasCID = *a.CID, true
 	}

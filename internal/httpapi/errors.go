@@ -95,6 +95,10 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 			// D11: nothing was acknowledged, so the client must try again;
 			// a database restart takes seconds, not minutes.
 			w.Header().Set("Retry-After", strconv.Itoa(unavailableRetryAfter))
+			if errors.Is(err, errInflightFull) {
+				// D60: bodies in flight drain within seconds.
+				w.Header().Set("Retry-After", strconv.Itoa(inflightRetryAfter))
+			}
 		}
 	}
 	writeJSON(w, status, body)

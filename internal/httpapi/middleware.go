@@ -110,7 +110,15 @@ func (s *Server) wrapRoute(rt Route) http.Handler {
 				}
 			}
 		}
-		rt.handler(w, r)
+		// D60: the bodies being handled at once are bounded; past the
+		// bound a request waits up to 5 s, then gets a 503.
+		admitted, release, err := s.inflight.admit(r)
+		if err != nil {
+			s.writeError(w, r, inflightErr(err))
+			return
+		}
+		defer release()
+		rt.handler(w, admitted)
 	})
 }
 

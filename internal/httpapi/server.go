@@ -45,21 +45,26 @@ type Deps struct {
 	Clock        carteiro.Clock
 	Limits       Limits
 	MetricsToken string
+	// MaxInflightBytes bounds the request bodies handled at once (D60);
+	// 0 means DefaultMaxInflightBytes.
+	MaxInflightBytes int64
 }
 
 // Server is the HTTP handler of the whole service.
 type Server struct {
 	Deps
-	app     *app.App
-	catalog *i18n.Catalog
-	logger  *slog.Logger
-	mux     *http.ServeMux
-	routes  []Route
+	app      *app.App
+	catalog  *i18n.Catalog
+	logger   *slog.Logger
+	mux      *http.ServeMux
+	routes   []Route
+	inflight *inflight
 }
 
 // New builds the handler.
 func New(d Deps) *Server {
-	s := &Server{Deps: d, app: d.App, catalog: d.Catalog, logger: d.Logger, mux: http.NewServeMux()}
+	s := &Server{Deps: d, app: d.App, catalog: d.Catalog, logger: d.Logger, mux: http.NewServeMux(),
+		inflight: newInflight(d.MaxInflightBytes)}
 	s.routes = s.routeTable()
 	for _, rt := range s.routes {
 		s.mux.Handle(rt.Method+" "+rt.Path, s.wrapRoute(rt))

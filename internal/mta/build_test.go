@@ -229,7 +229,7 @@ func TestBuildNonASCIIRoundTrips(t *testing.T) {
 			t.Errorf("%s decodes to %q (%v), want %q", name, got, err, want)
 		}
 	}
-	assertAddresses(t, msg.Header, "From", "João Ünïcode, Ltda. <joao@example.com>")
+	assertAddresses(t, msg.Header, "From", `"João Ünïcode, Ltda." <joao@example.com>`) // quoted by Address.String (D67)
 	assertAddresses(t, msg.Header, "To", "Zoë <zoe@example.org>", `Quote "Q" Person <q@example.org>`)
 
 	wantNames := []string{"relatório de ação.pdf", longName, "plain name with spaces.txt"}
@@ -350,5 +350,30 @@ func TestBuildZeroDateIsNow(t *testing.T) {
 	date, err := msg.Header.Date()
 	if err != nil || date.Before(before.Truncate(time.Second)) || date.After(time.Now().Add(time.Second)) {
 		t.Errorf("Date %v (%v), want about now", date, err)
+	}
+}
+
+// The API refuses a custom header that cannot fold under 998 octets (D66,
+// carteiro.HeaderFieldFits) so that an accepted email never fails here:
+// both must agree on every field.
+func TestBuildAgreesWithHeaderFieldFitsD66(t *testing.T) {
+	t.Parallel()
+	longName := "X-" + strings.Repeat("n", 98)
+	values := []string{
+		strings.Repeat("v", 990), strings.Repeat("v", 991), strings.Repeat("v", 998),
+		strings.Repeat("v", 890), strings.Repeat("v", 897), strings.Repeat("v", 898),
+		strings.Repeat("word ", 199) + "abc", "a" + strings.Repeat(" ", 900) + strings.Repeat("b", 100),
+		strings.Repeat("ã", 998), "olá " + strings.Repeat("x", 990), "",
+	}
+	for _, name := range []string{"X-Long", longName} {
+		for _, v := range values {
+			m := sampleMessage()
+			m.Headers = map[string]string{name: v}
+			_, err := Build(m)
+			fits := carteiro.HeaderFieldFits(name, carteiro.EncodeHeaderValue(v))
+			if (err == nil) != fits {
+				t.Errorf("%s: %d-octet value: Build error %v, HeaderFieldFits %v", name, len(v), err, fits)
+			}
+		}
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"maps"
-	"mime"
 	"slices"
 	"strings"
 	"time"
@@ -164,9 +163,9 @@ func (m *Message) customHeaders() ([][2]string, error) {
 		// Custom headers may be structured (List-Unsubscribe), so plain
 		// ASCII is kept verbatim; a value too long to fold is then an error
 		// from writeHeader rather than a silently re-encoded header.
-		if !isPlainASCII(value) {
-			value = mime.QEncoding.Encode("utf-8", value)
-		}
+		// The API checks the same encoding and folding (D66,
+		// carteiro.HeaderFieldFits), so a header it accepted builds.
+		value = carteiro.EncodeHeaderValue(value)
 		out = append(out, [2]string{name, value})
 	}
 	return out, nil

@@ -189,7 +189,7 @@ func (s *Server) build(ctx context.Context, o Options) error {
 	s.HTTP = httpapi.New(httpapi.Deps{
 		App: s.App, Catalog: catalog, Limiter: limiter, Logger: o.Logger, Clock: o.Clock,
 		Metrics: metrics, Ready: s.Store.Ping, OpenAPI: openapi,
-		Limits: limits, MetricsToken: o.Config.MetricsToken,
+		Limits: limits, MetricsToken: o.Config.MetricsToken, MaxInflightBytes: o.Config.MaxInflightBytes,
 	})
 	if o.Config.InboundAddr != "" && o.Role != RoleAPI {
 		// D55: bounces and complaints come back here (D1: workers' role).

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/carteiro/carteiro"
 )
@@ -55,16 +56,50 @@ func decodeAddresses(s *string) ([]carteiro.Address, error) {
 	return out, nil
 }
 
+// attachmentMetaJSON is attachmentJSON without its content, which
+// encodeAttachments writes itself.
+type attachmentMetaJSON struct {
+	Filename    string `json:"f"`
+	ContentType string `json:"t"`
+	Disposition string `json:"d"`
+	CID         string `json:"c,omitempty"`
+}
+
+// encodeAttachments writes the attachments as a JSON array of
+// attachmentJSON, the Base64 of each content encoded straight into the one
+// buffer of the result: encoding a string, then the JSON, then copying it
+// to a string held three more copies of a 25 MB attachment (D60).
 func encodeAttachments(as []carteiro.Attachment) *string {
 	if len(as) == 0 {
 		return nil
 	}
-	out := make([]attachmentJSON, len(as))
+	metas := make([][]byte, len(as))
+	size := 2
 	for i, a := range as {
-		out[i] = attachmentJSON{Filename: a.Filename, ContentType: a.ContentType, Disposition: a.Disposition, CID: a.CID,
-			Content: base64.StdEncoding.EncodeToString(a.Content)}
+		meta, err := json.Marshal(attachmentMetaJSON{Filename: a.Filename, ContentType: a.ContentType, Disposition: a.Disposition, CID: a.CID})
+		if err != nil {
+			panic("store: encode JSON: " + err.Error())
+		}
+		metas[i] = meta
+		size += len(meta) + len(`,"b":""},`) + base64.StdEncoding.EncodedLen(len(a.Content))
 	}
-	return jsonString(out)
+	var b strings.Builder
+	b.Grow(size)
+	b.WriteByte('[')
+	for i, a := range as {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(metas[i][:len(metas[i])-1]) // without its closing brace
+		b.WriteString(`,"b":"`)
+		enc := base64.NewEncoder(base64.StdEncoding, &b)
+		_, _ = enc.Write(a.Content)
+		_ = enc.Close()
+		b.WriteString(`"}`)
+	}
+	b.WriteByte(']')
+	out := b.String()
+	return &out
 }
 
 func decodeAttachments(s *string) ([]carteiro.Attachment, error) {
