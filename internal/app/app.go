@@ -92,6 +92,8 @@ type Config struct {
 	// DeliverySlots bounds the delivery attempts in flight in this process
 	// (50 when unset); the server gives it its default queue's workers.
 	DeliverySlots int
+	// ContentRetention and LogRetention are D77's periods; 0 keeps.
+	ContentRetention, LogRetention time.Duration
 }
 
 // App runs the use cases.
@@ -109,6 +111,7 @@ type App struct {
 	rsa       RSASigners
 	slots     *deliverySlots
 	accepts   *acceptLoad
+	purged    purgeCounters
 
 	keysMu sync.Mutex
 	keys   map[string]crypto.Signer // DKIM keys opened, by domain id

@@ -149,6 +149,7 @@ func (q *Queue) config(a *app.App, opts Options) *river.Config {
 			return app.DomainSweepJob{}, &river.InsertOpts{UniqueOpts: uniqueWhileWaiting}
 		}, &river.PeriodicJobOpts{ID: "domain_sweep", RunOnStart: true}),
 	}
+	cfg.PeriodicJobs = append(cfg.PeriodicJobs, retentionPeriodicJob())
 	return cfg
 }
 

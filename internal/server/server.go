@@ -152,6 +152,7 @@ func (s *Server) build(ctx context.Context, o Options) error {
 		BounceHost: o.Config.BounceHost, DKIMSelector: o.Config.DKIMSelector, Warmup: o.Config.WarmupEnabled(),
 		AcceptIsDelivery: o.Config.Delivery == "direct" || o.Config.RelayAcceptIsDelivery,
 		SystemFrom:       systemFrom, PublicURL: o.Config.PublicURL, DeliverySlots: o.Config.DeliveryWorkers,
+		ContentRetention: o.Config.ContentRetention, LogRetention: o.Config.LogRetention,
 	})
 
 	catalog, err := i18n.New()
@@ -176,9 +177,11 @@ func (s *Server) build(ctx context.Context, o Options) error {
 	}
 	limits := httpapi.DefaultLimits()
 	limits.PerKey, limits.PerIP = o.Config.RateLimitKey, o.Config.RateLimitIP
+	metrics := httpapi.NewMetrics(s.Store.JobCounts)
+	metrics.ReportPurges(s.App.PurgedTotals)
 	s.HTTP = httpapi.New(httpapi.Deps{
 		App: s.App, Catalog: catalog, Limiter: limiter, Logger: o.Logger, Clock: o.Clock,
-		Metrics: httpapi.NewMetrics(s.Store.JobCounts), Ready: s.Store.Ping, OpenAPI: openapi,
+		Metrics: metrics, Ready: s.Store.Ping, OpenAPI: openapi,
 		Limits: limits, MetricsToken: o.Config.MetricsToken,
 	})
 	if o.Config.InboundAddr != "" && o.Role != RoleAPI {
