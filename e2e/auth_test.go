@@ -177,6 +177,9 @@ func TestOrganizationsAreIsolated(t *testing.T) {
 			"POST /v1/product/audiences": {map[string]any{"name": "first-list"}, 201, ""},
 			// Another organization cannot broadcast to the first one's audience.
 			"POST /v1/product/broadcasts": {map[string]any{"audienceId": audience, "fromEmail": "news@first.example", "subject": "s", "text": "t"}, 422, "VALIDATION_ERROR"},
+			// Erasing an address reaches only the caller's organization: the
+			// first one's contact with it is checked below (D78).
+			"POST /v1/product/privacy/erase": {map[string]any{"email": "member@y.example"}, 200, ""},
 			// Rendering routes read nothing stored.
 			"POST /v1/product/templates/preview":     {map[string]any{"html": "<p>{{x}}</p>"}, 200, ""},
 			"POST /v1/product/templates/test-render": {map[string]any{"html": "<p>{{x}}</p>"}, 200, ""},

@@ -32,6 +32,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = serve(ctx, args[1:], stdout, stderr, lookupEnv)
 	case "migrate":
 		err = migrate(ctx, args[1:], stdout, stderr, lookupEnv)
+	case "backup":
+		err = backup(ctx, args[1:], stdout, stderr, lookupEnv)
+	case "restore":
+		err = restore(ctx, args[1:], stdout, stderr, lookupEnv)
 	case "org":
 		err = orgCommand(ctx, args[1:], stdin, stdout, stderr, lookupEnv)
 	case "key":
@@ -71,6 +75,8 @@ const usage = `Carteiro: transactional email service.
 Usage:
   carteiro serve [--role all|api|worker]     run the service (API, workers)
   carteiro migrate                           apply database migrations and exit
+  carteiro backup --to FILE                  copy the SQLite database while the service runs
+  carteiro restore --from FILE               check a copy and put it in place (service stopped)
   carteiro org create --name N [--json]      create an organization
   carteiro org set-password --org ID         set the reauthentication password (read from stdin)
   carteiro org enable-totp --org ID          create a TOTP secret for reauthentication

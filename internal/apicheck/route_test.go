@@ -31,6 +31,7 @@ func TestOperationsListTheRouteTable(t *testing.T) {
 		{"GET", "/v1/product/emails/{id}/events", "listEmailEvents", true},
 		{"POST", "/v1/product/emails/{id}/resend", "resendEmail", true},
 		{"GET", "/v1/product/openapi.json", "getOpenAPIDocument", false},
+		{"POST", "/v1/product/privacy/erase", "erasePerson", true},
 		{"GET", "/v1/product/senders", "listSenders", true},
 		{"POST", "/v1/product/senders", "createSender", true},
 		{"POST", "/v1/product/senders/verify", "verifySender", true},

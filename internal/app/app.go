@@ -100,6 +100,8 @@ type Config struct {
 	// (commitOutcome; 7 s when unset). The server keeps it short of River's
 	// rescue of the job.
 	RecordGrace time.Duration
+	// ContentRetention and LogRetention are D77's periods; 0 keeps.
+	ContentRetention, LogRetention time.Duration
 }
 
 // App runs the use cases.
@@ -118,6 +120,7 @@ type App struct {
 	slots     *deliverySlots
 	accepts   *acceptLoad
 	reports   reportCounts // inbound messages by outcome (D65)
+	purged    purgeCounters
 
 	keysMu sync.Mutex
 	keys   map[string]crypto.Signer // DKIM keys opened, by domain id

@@ -147,6 +147,11 @@ func (a *App) ResendEmail(ctx context.Context, p *Principal, id string) (*SendRe
 	if err := p.mayUseFrom(orig.From.Email, "from"); err != nil {
 		return nil, err
 	}
+	if orig.HTML == "" && orig.Text == "" {
+		// Its content was deleted (D77 retention, D78 erasure): there is
+		// nothing left to send again.
+		return nil, &carteiro.Error{Code: carteiro.CodeInvalidState, Details: map[string]any{"status": string(orig.Status), "content": "deleted"}}
+	}
 	now := a.clock.Now()
 	e := &carteiro.Email{
 		ID: uuid.Must(uuid.NewV7()).String(), OrgID: orig.OrgID, Mode: orig.Mode, Sandbox: orig.Sandbox,

@@ -312,7 +312,7 @@ func (a *App) admit(ctx context.Context, tx *store.Tx, p *Principal, e *carteiro
 			return &res, nil
 		case err == nil:
 			// Older than the window: forget it and accept anew.
-			if _, err := tx.DeleteIdempotencyBefore(ctx, a.clock.Now().Add(-idempotencyWindow)); err != nil {
+			if err := tx.DeleteIdempotencyKey(ctx, p.Org.ID, endpointSend, r.IdempotencyKey); err != nil {
 				return nil, err
 			}
 		case !errors.Is(err, store.ErrNotFound):

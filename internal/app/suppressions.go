@@ -86,6 +86,12 @@ func (a *App) CreateSuppression(ctx context.Context, p *Principal, in Suppressio
 // autoSuppress adds a suppression of D46 inside tx, unless one is already
 // active for the address and category.
 func (a *App) autoSuppress(ctx context.Context, tx *store.Tx, orgID, email, reason, category string, expires *time.Time) error {
+	return a.suppressIn(ctx, tx, orgID, email, reason, "auto", category, expires)
+}
+
+// suppressIn adds a suppression inside tx, unless one is already active for
+// the address and category.
+func (a *App) suppressIn(ctx context.Context, tx *store.Tx, orgID, email, reason, source, category string, expires *time.Time) error {
 	now := a.clock.Now()
 	email = strings.ToLower(email)
 	if err := tx.HoldForSuppression(ctx, orgID, email); err != nil {
@@ -100,7 +106,7 @@ func (a *App) autoSuppress(ctx context.Context, tx *store.Tx, orgID, email, reas
 		return err
 	}
 	return tx.CreateSuppression(ctx, &carteiro.Suppression{ID: uuid.Must(uuid.NewV7()).String(), OrgID: orgID, Email: email,
-		Reason: reason, Source: "auto", Category: category, Status: "active", ExpiresAt: expires, CreatedAt: now, UpdatedAt: now})
+		Reason: reason, Source: source, Category: category, Status: "active", ExpiresAt: expires, CreatedAt: now, UpdatedAt: now})
 }
 
 // SuppressionQuery is GET /suppressions (D44).

@@ -72,6 +72,12 @@ type Config struct {
 	// MaxInflightBytes bounds the request bodies handled at once (D60,
 	// CARTEIRO_MAX_INFLIGHT_BYTES).
 	MaxInflightBytes int64
+	// ContentRetention is how long an email's html, text, attachments and
+	// custom headers are kept after its last event; 0 keeps them (D77).
+	ContentRetention time.Duration
+	// LogRetention is how long an email's record, recipients, tags and
+	// timeline are kept after its last event; 0 keeps them (D77).
+	LogRetention time.Duration
 }
 
 // Load reads the settings through lookupEnv (os.LookupEnv in production, a
@@ -119,6 +125,12 @@ func Load(lookupEnv func(string) (string, bool)) (Config, error) {
 	}
 	if c.JobTimeout, err = time.ParseDuration(get("CARTEIRO_JOB_TIMEOUT", "30s")); err != nil || c.JobTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("CARTEIRO_JOB_TIMEOUT: want a duration such as 30s, got %q", getenv("CARTEIRO_JOB_TIMEOUT")))
+	}
+	if c.ContentRetention, err = parseRetention(get("CARTEIRO_CONTENT_RETENTION", "30d")); err != nil {
+		errs = append(errs, fmt.Errorf("CARTEIRO_CONTENT_RETENTION: %w", err))
+	}
+	if c.LogRetention, err = parseRetention(get("CARTEIRO_LOG_RETENTION", "400d")); err != nil {
+		errs = append(errs, fmt.Errorf("CARTEIRO_LOG_RETENTION: %w", err))
 	}
 	if c.DeliveryWorkers, err = strconv.Atoi(get("CARTEIRO_DELIVERY_WORKERS", "50")); err != nil || c.DeliveryWorkers < 1 {
 		errs = append(errs, fmt.Errorf("CARTEIRO_DELIVERY_WORKERS: want a positive number, got %q", getenv("CARTEIRO_DELIVERY_WORKERS")))
@@ -234,6 +246,27 @@ func parseBytes(s string) (int64, error) {
 		return 0, fmt.Errorf("want a positive number of bytes, optionally with KiB, MiB or GiB, got %q", s)
 	}
 	return n << shift, nil
+}
+
+// parseRetention reads a retention period: a number of days ("30d"), a Go
+// duration ("720h") or 0, which keeps data forever (D77).
+func parseRetention(s string) (time.Duration, error) {
+	bad := fmt.Errorf("want a number of days such as 30d, a duration such as 720h, or 0 to keep forever, got %q", s)
+	if s == "0" {
+		return 0, nil
+	}
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.Atoi(days)
+		if err != nil || n < 0 || n > 100*365 {
+			return 0, bad
+		}
+		return time.Duration(n) * 24 * time.Hour, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, bad
+	}
+	return d, nil
 }
 
 func parseBool(s string) (bool, error) {

@@ -105,5 +105,7 @@ func (s *Server) routeTable() []Route {
 		{Method: http.MethodGet, Path: p + "/suppressions/{id}", Auth: true, handler: s.getSuppression},
 		{Method: http.MethodDelete, Path: p + "/suppressions/{id}", Auth: true, handler: s.deleteSuppression},
 		{Method: http.MethodPost, Path: p + "/suppressions/{id}/reactivate", Auth: true, handler: s.reactivateSuppression},
+
+		{Method: http.MethodPost, Path: p + "/privacy/erase", Auth: true, handler: s.erasePerson},
 	}
 }

@@ -155,6 +155,7 @@ func (q *Queue) config(a *app.App, opts Options) *river.Config {
 			return app.DomainSweepJob{}, &river.InsertOpts{UniqueOpts: river.UniqueOpts{ByPeriod: sweep}}
 		}, &river.PeriodicJobOpts{ID: "domain_sweep", RunOnStart: true}),
 	}
+	cfg.PeriodicJobs = append(cfg.PeriodicJobs, retentionPeriodicJob())
 	return cfg
 }
 

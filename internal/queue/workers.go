@@ -22,6 +22,7 @@ func workers(a *app.App, jobTimeout time.Duration) *river.Workers {
 	river.AddWorker(w, &startBroadcastWorker{app: a})
 	river.AddWorker(w, &fanOutWorker{app: a})
 	river.AddWorker(w, &fanOutChunkWorker{app: a})
+	river.AddWorker(w, &retentionWorker{app: a})
 	return w
 }
 

@@ -157,6 +157,7 @@ func (s *Server) build(ctx context.Context, o Options) error {
 		SystemFrom:       systemFrom, PublicURL: o.Config.PublicURL, DeliverySlots: o.Config.DeliveryWorkers,
 		RecordGrace:           recordGrace(o.Config.JobTimeout),
 		SenderTokenInResponse: o.Config.SenderTokenInResponse,
+		ContentRetention:      o.Config.ContentRetention, LogRetention: o.Config.LogRetention,
 	})
 
 	catalog, err := i18n.New()
@@ -186,6 +187,7 @@ func (s *Server) build(ctx context.Context, o Options) error {
 	metrics.CountInboundReports(s.App.InboundReports)
 	limits := httpapi.DefaultLimits()
 	limits.PerKey, limits.PerIP = o.Config.RateLimitKey, o.Config.RateLimitIP
+	metrics.ReportPurges(s.App.PurgedTotals)
 	s.HTTP = httpapi.New(httpapi.Deps{
 		App: s.App, Catalog: catalog, Limiter: limiter, Logger: o.Logger, Clock: o.Clock,
 		Metrics: metrics, Ready: s.Store.Ping, OpenAPI: openapi,

@@ -47,11 +47,13 @@ func (q *Queries) InsertIdempotency(ctx context.Context, r *IdempotencyRecord) e
 	return nil
 }
 
-// DeleteIdempotencyBefore forgets keys older than t (kept 24 hours, D22).
-func (q *Queries) DeleteIdempotencyBefore(ctx context.Context, t time.Time) (int64, error) {
-	n, err := q.exec(ctx, `DELETE FROM idempotency_keys WHERE created_at < ?`, micros(t))
-	if err != nil {
-		return 0, fmt.Errorf("store: expire idempotency keys: %w", classify(err))
+// DeleteIdempotencyKey forgets one expired key (kept 24 hours, D22), so
+// that the request using it again is accepted anew. The other expired keys
+// are left to the retention purge (D77), in small batches: deleting them
+// all here would scan the table inside an accept's transaction.
+func (q *Queries) DeleteIdempotencyKey(ctx context.Context, orgID, endpoint, key string) error {
+	if _, err := q.exec(ctx, `DELETE FROM idempotency_keys WHERE org_id = ? AND endpoint = ? AND idem_key = ?`, orgID, endpoint, key); err != nil {
+		return fmt.Errorf("store: expire idempotency key: %w", classify(err))
 	}
-	return n, nil
+	return nil
 }

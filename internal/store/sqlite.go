@@ -18,6 +18,9 @@ const sqlitePragmas = "_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_prag
 // pages than 2 MiB hold, which then come back through system calls.
 const writerCacheKiB = "-65536"
 
+// escapePath makes a file path safe inside a file: URI.
+func escapePath(path string) string { return (&url.URL{Path: path}).EscapedPath() }
+
 func openSQLite(ctx context.Context, path string) (*Store, error) {
 	if path == "" {
 		return nil, fmt.Errorf("store: empty SQLite path")
@@ -30,7 +33,7 @@ func openSQLite(ctx context.Context, path string) (*Store, error) {
 			return nil, errors.Join(ErrUnavailable, err)
 		}
 	}
-	base := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + sqlitePragmas
+	base := "file:" + escapePath(path) + "?" + sqlitePragmas
 	// Writers take the lock at BEGIN, so two transactions never deadlock
 	// upgrading a read lock.
 	writeDB := openCachedSQLite(base + "&_txlock=immediate&_pragma=cache_size(" + writerCacheKiB + ")")

@@ -1,0 +1,32 @@
+package queue
+
+import (
+	"context"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/carteiro/carteiro/internal/app"
+)
+
+// retentionInterval is how often the retention purge runs (D77). Each pass
+// takes what became due since the last one, in small batches.
+const retentionInterval = time.Hour
+
+// retentionPeriodicJob runs the purge hourly and once at start; an insert
+// while a purge is still waiting or running is skipped.
+func retentionPeriodicJob() *river.PeriodicJob {
+	return river.NewPeriodicJob(river.PeriodicInterval(retentionInterval), func() (river.JobArgs, *river.InsertOpts) {
+		return app.RetentionJob{}, &river.InsertOpts{UniqueOpts: uniqueWhileWaiting}
+	}, &river.PeriodicJobOpts{ID: "retention_purge", RunOnStart: true})
+}
+
+type retentionWorker struct {
+	river.WorkerDefaults[app.RetentionJob]
+	app *app.App
+}
+
+func (w *retentionWorker) Work(ctx context.Context, _ *river.Job[app.RetentionJob]) error {
+	_, err := w.app.Purge(ctx)
+	return err
+}

@@ -1,0 +1,237 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/carteiro/carteiro"
+)
+
+// The retention purge (D77) works in small batches: it reads a batch of
+// ids on the read side, then changes them in a short write transaction of
+// their own, so the single SQLite writer, which accepts share, is held a
+// few milliseconds at a time. Positions let a pass walk forward through
+// rows it chose to keep (an email still waiting, or with recent events)
+// without reading them again.
+
+// Position is where a pass over emails in (created_at, id) order stands.
+type Position struct {
+	CreatedAt time.Time
+	ID        string
+}
+
+// DueEmail is an email the purge may act on, and the bytes of content it
+// holds (0 for a record due for deletion).
+type DueEmail struct {
+	Position
+	ContentBytes int64
+}
+
+// waitingStatuses are the statuses of an email not yet sent: the purge never
+// touches one, however old (a scheduled email keeps its content).
+const waitingStatuses = `('scheduled', 'queued', 'processing')`
+
+// noEventSince is true for an email e whose last event is before the
+// cutoff (the first argument after it).
+const noEventSince = `NOT EXISTS (SELECT 1 FROM email_events ev WHERE ev.email_id = e.id AND ev.created_at >= ?)`
+
+// contentBytes is the stored size of an email's content, in bytes.
+func (q *Queries) contentBytes() string {
+	size := "LENGTH(CAST(%s AS BLOB))"
+	if q.dialect == Postgres {
+		size = "OCTET_LENGTH(%s)"
+	}
+	out := ""
+	for i, col := range []string{"html", "text_body", "attachments", "headers"} {
+		if i > 0 {
+			out += " + "
+		}
+		out += "COALESCE(" + fmt.Sprintf(size, col) + ", 0)"
+	}
+	return out
+}
+
+// ContentDue lists up to limit emails after pos, oldest first, that still
+// hold content, are not waiting to be sent, and whose last event is before
+// cutoff (D77).
+func (q *Queries) ContentDue(ctx context.Context, cutoff time.Time, pos Position, limit int) ([]DueEmail, error) {
+	rs, err := q.query(ctx, `SELECT e.created_at, e.id, `+q.contentBytes()+` FROM emails e
+		WHERE e.content_purged_at IS NULL AND e.created_at < ? AND (e.created_at, e.id) > (?, ?)
+		AND e.status NOT IN `+waitingStatuses+` AND `+noEventSince+`
+		ORDER BY e.created_at, e.id LIMIT ?`, micros(cutoff), micros(pos.CreatedAt), pos.ID, micros(cutoff), limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: emails due for content deletion: %w", classify(err))
+	}
+	return scanDue(rs, true)
+}
+
+// RecordsDue lists up to limit emails of one organization and mode after
+// pos, oldest first, that are not waiting to be sent and whose last event is
+// before cutoff: their records are due for deletion (D77). It walks the
+// index every listing uses (org_id, mode, created_at, id).
+func (q *Queries) RecordsDue(ctx context.Context, orgID string, mode carteiro.Mode, cutoff time.Time, pos Position, limit int) ([]DueEmail, error) {
+	rs, err := q.query(ctx, `SELECT e.created_at, e.id FROM emails e
+		WHERE e.org_id = ? AND e.mode = ? AND e.created_at < ? AND (e.created_at, e.id) > (?, ?)
+		AND e.status NOT IN `+waitingStatuses+` AND `+noEventSince+`
+		ORDER BY e.created_at, e.id LIMIT ?`, orgID, string(mode), micros(cutoff), micros(pos.CreatedAt), pos.ID, micros(cutoff), limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: emails due for deletion: %w", classify(err))
+	}
+	return scanDue(rs, false)
+}
+
+func scanDue(rs rows, withBytes bool) ([]DueEmail, error) {
+	defer rs.Close()
+	var out []DueEmail
+	for rs.Next() {
+		var d DueEmail
+		var created int64
+		dest := []any{&created, &d.ID}
+		if withBytes {
+			dest = append(dest, &d.ContentBytes)
+		}
+		if err := rs.Scan(dest...); err != nil {
+			return nil, fmt.Errorf("store: emails due: %w", classify(err))
+		}
+		d.CreatedAt = fromMicros(created)
+		out = append(out, d)
+	}
+	if err := rs.Err(); err != nil {
+		return nil, fmt.Errorf("store: emails due: %w", classify(err))
+	}
+	return out, nil
+}
+
+// EmptyContent deletes the html, text, attachments and custom headers of
+// the emails and returns how many it emptied (D77, D78). Emails emptied
+// already are left alone.
+func (s *Store) EmptyContent(ctx context.Context, ids []string, at time.Time) (int64, error) {
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	args := append([]any{micros(at)}, anys(ids)...)
+	n, err := s.exec(ctx, `UPDATE emails SET html = NULL, text_body = NULL, attachments = NULL, headers = NULL, content_purged_at = ?
+		WHERE id IN (`+placeholders(len(ids))+`) AND content_purged_at IS NULL`, args...)
+	if err != nil {
+		return 0, fmt.Errorf("store: delete content: %w", classify(err))
+	}
+	return n, nil
+}
+
+// DeleteEmails deletes emails with their recipients, tags and timeline in
+// one transaction and returns how many emails it deleted (D77).
+func (s *Store) DeleteEmails(ctx context.Context, ids []string) (int64, error) {
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	in, args := placeholders(len(ids)), anys(ids)
+	var n int64
+	err := s.InTx(ctx, func(tx *Tx) error {
+		for _, table := range []string{"email_tags", "email_events", "email_recipients"} {
+			if _, err := tx.exec(ctx, `DELETE FROM `+table+` WHERE email_id IN (`+in+`)`, args...); err != nil {
+				return fmt.Errorf("%s: %w", table, err)
+			}
+		}
+		var err error
+		n, err = tx.exec(ctx, `DELETE FROM emails WHERE id IN (`+in+`)`, args...)
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("store: delete emails: %w", classify(err))
+	}
+	return n, nil
+}
+
+// OrganizationIDs lists every organization, for passes made one
+// organization at a time.
+func (q *Queries) OrganizationIDs(ctx context.Context) ([]string, error) {
+	return q.ids(ctx, `SELECT id FROM organizations ORDER BY id`)
+}
+
+// WebhookIDs lists every webhook of every organization.
+func (q *Queries) WebhookIDs(ctx context.Context) ([]string, error) {
+	return q.ids(ctx, `SELECT id FROM webhooks ORDER BY id`)
+}
+
+func (q *Queries) ids(ctx context.Context, query string, args ...any) ([]string, error) {
+	rs, err := q.query(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: ids: %w", classify(err))
+	}
+	defer rs.Close()
+	var out []string
+	for rs.Next() {
+		var id string
+		if err := rs.Scan(&id); err != nil {
+			return nil, fmt.Errorf("store: ids: %w", classify(err))
+		}
+		out = append(out, id)
+	}
+	if err := rs.Err(); err != nil {
+		return nil, fmt.Errorf("store: ids: %w", classify(err))
+	}
+	return out, nil
+}
+
+// DeleteOldDeliveries deletes up to limit of a webhook's deliveries made
+// before cutoff, oldest first, and returns how many (D77: 30 days).
+func (s *Store) DeleteOldDeliveries(ctx context.Context, webhookID string, cutoff time.Time, limit int) (int64, error) {
+	ids, err := s.ids(ctx, `SELECT id FROM webhook_deliveries WHERE webhook_id = ? AND created_at < ? ORDER BY created_at, id LIMIT ?`,
+		webhookID, micros(cutoff), limit)
+	if err != nil || len(ids) == 0 {
+		return 0, err
+	}
+	n, err := s.exec(ctx, `DELETE FROM webhook_deliveries WHERE id IN (`+placeholders(len(ids))+`)`, anys(ids)...)
+	if err != nil {
+		return 0, fmt.Errorf("store: delete old webhook deliveries: %w", classify(err))
+	}
+	return n, nil
+}
+
+// IdempotencyPosition is where a pass over idempotency keys stands, in the
+// order of their primary key.
+type IdempotencyPosition struct{ OrgID, Endpoint, Key string }
+
+// DeleteExpiredIdempotency looks at up to limit keys after pos and deletes
+// those created before cutoff. It returns the position to go on from, how
+// many it deleted, and done once it reached the last key. The table has no
+// index on time, so the pass walks its primary key a range at a time.
+func (s *Store) DeleteExpiredIdempotency(ctx context.Context, cutoff time.Time, pos IdempotencyPosition, limit int) (IdempotencyPosition, int64, bool, error) {
+	rs, err := s.query(ctx, `SELECT org_id, endpoint, idem_key FROM idempotency_keys WHERE (org_id, endpoint, idem_key) > (?, ?, ?)
+		ORDER BY org_id, endpoint, idem_key LIMIT ?`, pos.OrgID, pos.Endpoint, pos.Key, limit)
+	if err != nil {
+		return pos, 0, false, fmt.Errorf("store: idempotency keys: %w", classify(err))
+	}
+	var last IdempotencyPosition
+	seen := 0
+	for rs.Next() {
+		if err := rs.Scan(&last.OrgID, &last.Endpoint, &last.Key); err != nil {
+			rs.Close()
+			return pos, 0, false, fmt.Errorf("store: idempotency keys: %w", classify(err))
+		}
+		seen++
+	}
+	rs.Close()
+	if err := rs.Err(); err != nil {
+		return pos, 0, false, fmt.Errorf("store: idempotency keys: %w", classify(err))
+	}
+	if seen == 0 {
+		return pos, 0, true, nil
+	}
+	n, err := s.exec(ctx, `DELETE FROM idempotency_keys WHERE (org_id, endpoint, idem_key) > (?, ?, ?)
+		AND (org_id, endpoint, idem_key) <= (?, ?, ?) AND created_at < ?`,
+		pos.OrgID, pos.Endpoint, pos.Key, last.OrgID, last.Endpoint, last.Key, micros(cutoff))
+	if err != nil {
+		return pos, 0, false, fmt.Errorf("store: delete expired idempotency keys: %w", classify(err))
+	}
+	return last, n, seen < limit, nil
+}
+
+func anys(ids []string) []any {
+	out := make([]any, len(ids))
+	for i, id := range ids {
+		out[i] = id
+	}
+	return out
+}
