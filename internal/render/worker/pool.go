@@ -194,6 +194,11 @@ func (p *Pool) replace(ended *process) {
 	}()
 }
 
+// ErrBusy is returned when no worker was free within a render's time limit.
+// It wraps context.DeadlineExceeded, which the use cases answer 503
+// SERVICE_UNAVAILABLE with Retry-After.
+var ErrBusy = errors.New("render worker: every worker is busy")
+
 // acquire waits for a free slot until the time limit.
 func (p *Pool) acquire(ctx context.Context, limit time.Duration) (*process, error) {
 	p.mu.Lock()
@@ -215,7 +220,10 @@ func (p *Pool) acquire(ctx context.Context, limit time.Duration) (*process, erro
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		return nil, &render.RenderError{Reason: "no render worker was free within the time limit", Limit: "time"}
+		// Not the template's doing: the pool was busy (or replacing killed
+		// workers), so the caller is told to try again (503), not that its
+		// template is too slow.
+		return nil, fmt.Errorf("%w: none free within %v: %w", ErrBusy, limit, context.DeadlineExceeded)
 	}
 }
 
