@@ -43,16 +43,18 @@ func (a *App) broadcastSource(ctx context.Context, b *carteiro.Broadcast) (carte
 // unsubscribe headers (D43).
 func (a *App) broadcastEmail(ctx context.Context, b *carteiro.Broadcast, src carteiro.TemplateSource, c *carteiro.Contact, domainID string, now time.Time) (*carteiro.Email, error) {
 	unsubscribe := a.unsubscribeURL(b.OrgID, c.Email, b.ID)
-	vars := make(map[string]any, len(b.Variables)+2)
-	for k, v := range b.Variables {
-		vars[k] = v
-	}
-	meta, err := c.Metadata.Map()
+	vars := b.Variables.Merged()
+	meta, err := c.Metadata.Object()
 	if err != nil {
 		return nil, fmt.Errorf("contact %s metadata: %w", c.ID, err)
 	}
-	vars["contact"] = map[string]any{"email": c.Email, "firstName": derefOr(c.FirstName), "lastName": derefOr(c.LastName), "metadata": meta}
-	vars["unsubscribeUrl"] = unsubscribe
+	contact := carteiro.NewJSONObject(4)
+	contact.Set("email", c.Email)
+	contact.Set("firstName", derefOr(c.FirstName))
+	contact.Set("lastName", derefOr(c.LastName))
+	contact.Set("metadata", meta)
+	vars.Set("contact", contact)
+	vars.Set("unsubscribeUrl", unsubscribe)
 	out, err := a.templates.Render(ctx, src, vars)
 	if err != nil {
 		return nil, templateErr(err)
