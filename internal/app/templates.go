@@ -18,7 +18,7 @@ type TemplateEngine interface {
 	Check(ctx context.Context, src carteiro.TemplateSource) error
 	Render(ctx context.Context, src carteiro.TemplateSource, vars *carteiro.JSONObject) (carteiro.RenderedTemplate, error)
 	Format(ctx context.Context, f carteiro.TemplateFormat, src string) (string, error)
-	Sanitize(html string) (string, carteiro.SanitizeReport)
+	Sanitize(out carteiro.RenderedTemplate) (carteiro.RenderedTemplate, carteiro.SanitizeReport)
 }
 
 // TemplateInput is POST /templates and PATCH /templates/:id after decoding;
@@ -256,8 +256,7 @@ func (a *App) TestRenderTemplate(ctx context.Context, p *Principal, in RenderInp
 	if err != nil {
 		return out, carteiro.SanitizeReport{}, err
 	}
-	var report carteiro.SanitizeReport
-	out.HTML, report = a.templates.Sanitize(out.HTML)
+	out, report := a.templates.Sanitize(out)
 	return out, report, nil
 }
 
