@@ -62,10 +62,11 @@ func (a *App) broadcastEmail(ctx context.Context, b *carteiro.Broadcast, src car
 	if out.Subject == "" || carteiro.ValidateSubject(out.Subject) != nil {
 		return nil, carteiro.Invalid("subject", "invalid_value")
 	}
-	e := &carteiro.Email{ID: uuid.Must(uuid.NewV7()).String(), OrgID: b.OrgID, Mode: b.Mode, Sandbox: b.Mode == carteiro.ModeTest,
+	id := uuid.Must(uuid.NewV7()).String()
+	e := &carteiro.Email{ID: id, OrgID: b.OrgID, Mode: b.Mode, Sandbox: b.Mode == carteiro.ModeTest,
 		DomainID: domainID, From: b.From, To: []carteiro.Address{{Email: c.Email}}, Subject: out.Subject, HTML: out.HTML, Text: out.Text,
 		Headers: map[string]string{
-			"List-Unsubscribe":      "<" + unsubscribe + ">",
+			"List-Unsubscribe":      a.listUnsubscribe(unsubscribe, id),
 			"List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
 		},
 		BroadcastID: b.ID, Status: carteiro.EmailQueued, CreatedAt: now}
