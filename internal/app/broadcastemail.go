@@ -40,7 +40,8 @@ func (a *App) broadcastSource(ctx context.Context, b *carteiro.Broadcast) (carte
 
 // broadcastEmail renders one contact's email (D42): the contact's fields
 // and unsubscribeUrl over the broadcast's variables, with the RFC 8058
-// unsubscribe headers (D43).
+// unsubscribe headers (D43), whose List-Unsubscribe also has a mailto
+// address the inbound listener reads (D71).
 func (a *App) broadcastEmail(ctx context.Context, b *carteiro.Broadcast, src carteiro.TemplateSource, c *carteiro.Contact, domainID string, now time.Time) (*carteiro.Email, error) {
 	unsubscribe := a.unsubscribeURL(b.OrgID, c.Email, b.ID)
 	vars := b.Variables.Merged()
