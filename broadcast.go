@@ -41,7 +41,7 @@ type Broadcast struct {
 	HTML         *string
 	Text         *string
 	// Variables are the broadcast's own values, under the contact's (D42).
-	Variables        map[string]any
+	Variables        *JSONObject
 	Status           BroadcastStatus
 	ScheduledAt      *time.Time
 	SentAt           *time.Time

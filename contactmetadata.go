@@ -39,6 +39,15 @@ func (m ContactMetadata) JSON() []byte {
 	return m
 }
 
+// Object decodes the object, its members in the order they were sent;
+// none is an empty object.
+func (m ContactMetadata) Object() (*JSONObject, error) {
+	if len(m) == 0 {
+		return NewJSONObject(0), nil
+	}
+	return ParseJSONObject(m)
+}
+
 // Map decodes the object; none is an empty map.
 func (m ContactMetadata) Map() (map[string]any, error) {
 	out := map[string]any{}

@@ -117,17 +117,16 @@ func ValidateTemplate(t *Template) error {
 
 // WithDefaults returns vars completed with the declared default values of
 // the variables it lacks (D38). vars itself is not changed.
-func (t *Template) WithDefaults(vars map[string]any) map[string]any {
-	out := make(map[string]any, len(vars)+len(t.Variables))
+// Like {...defaults, ...vars}: the defaults' members come first, in their
+// declared order, then the caller's new ones in the order they were sent.
+func (t *Template) WithDefaults(vars *JSONObject) *JSONObject {
+	defaults := NewJSONObject(len(t.Variables))
 	for _, v := range t.Variables {
 		if v.DefaultValue != nil {
-			out[v.Name] = v.DefaultValue
+			defaults.Set(v.Name, v.DefaultValue)
 		}
 	}
-	for k, v := range vars {
-		out[k] = v
-	}
-	return out
+	return defaults.Merged(vars)
 }
 
 // TemplateSource is what a render needs: the source and its optional

@@ -40,19 +40,22 @@ func (a *App) broadcastSource(ctx context.Context, b *carteiro.Broadcast) (carte
 
 // broadcastEmail renders one contact's email (D42): the contact's fields
 // and unsubscribeUrl over the broadcast's variables, with the RFC 8058
-// unsubscribe headers (D43).
+// unsubscribe headers (D43), whose List-Unsubscribe also has a mailto
+// address the inbound listener reads (D71).
 func (a *App) broadcastEmail(ctx context.Context, b *carteiro.Broadcast, src carteiro.TemplateSource, c *carteiro.Contact, domainID string, now time.Time) (*carteiro.Email, error) {
 	unsubscribe := a.unsubscribeURL(b.OrgID, c.Email, b.ID)
-	vars := make(map[string]any, len(b.Variables)+2)
-	for k, v := range b.Variables {
-		vars[k] = v
-	}
-	meta, err := c.Metadata.Map()
+	vars := b.Variables.Merged()
+	meta, err := c.Metadata.Object()
 	if err != nil {
 		return nil, fmt.Errorf("contact %s metadata: %w", c.ID, err)
 	}
-	vars["contact"] = map[string]any{"email": c.Email, "firstName": derefOr(c.FirstName), "lastName": derefOr(c.LastName), "metadata": meta}
-	vars["unsubscribeUrl"] = unsubscribe
+	contact := carteiro.NewJSONObject(4)
+	contact.Set("email", c.Email)
+	contact.Set("firstName", derefOr(c.FirstName))
+	contact.Set("lastName", derefOr(c.LastName))
+	contact.Set("metadata", meta)
+	vars.Set("contact", contact)
+	vars.Set("unsubscribeUrl", unsubscribe)
 	out, err := a.templates.Render(ctx, src, vars)
 	if err != nil {
 		return nil, templateErr(err)
@@ -60,10 +63,11 @@ func (a *App) broadcastEmail(ctx context.Context, b *carteiro.Broadcast, src car
 	if out.Subject == "" || carteiro.ValidateSubject(out.Subject) != nil {
 		return nil, carteiro.Invalid("subject", "invalid_value")
 	}
-	e := &carteiro.Email{ID: uuid.Must(uuid.NewV7()).String(), OrgID: b.OrgID, Mode: b.Mode, Sandbox: b.Mode == carteiro.ModeTest,
+	id := uuid.Must(uuid.NewV7()).String()
+	e := &carteiro.Email{ID: id, OrgID: b.OrgID, Mode: b.Mode, Sandbox: b.Mode == carteiro.ModeTest,
 		DomainID: domainID, From: b.From, To: []carteiro.Address{{Email: c.Email}}, Subject: out.Subject, HTML: out.HTML, Text: out.Text,
 		Headers: map[string]string{
-			"List-Unsubscribe":      "<" + unsubscribe + ">",
+			"List-Unsubscribe":      a.listUnsubscribe(unsubscribe, id),
 			"List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
 		},
 		BroadcastID: b.ID, Status: carteiro.EmailQueued, CreatedAt: now}

@@ -24,7 +24,7 @@ type BroadcastInput struct {
 	Subject     *string
 	HTML, Text  *string
 	TemplateID  *string
-	Variables   map[string]any
+	Variables   *carteiro.JSONObject
 	ReplyTo     *AddressInput
 	Name        *string
 	ScheduledAt *time.Time

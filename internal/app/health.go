@@ -2,10 +2,14 @@ package app
 
 import (
 	"context"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/carteiro/carteiro"
+	"github.com/carteiro/carteiro/internal/bounce"
 	"github.com/carteiro/carteiro/internal/health"
+	"github.com/carteiro/carteiro/internal/store"
 )
 
 // Health is POST /domains/:id/health's answer (D33). Recommendations
@@ -44,6 +48,53 @@ func (a *App) DomainHealth(ctx context.Context, p *Principal, id string) (*Healt
 		m.Bounced += r.Bounced
 		m.Complained += r.Complained
 	}
-	score, recs := health.Evaluate(health.Input{Checks: checks, Records: records, Listings: listings, Metrics: m})
+	replies, err := a.store.RecentFailedReplies(ctx, p.Org.ID, d.ID, now.AddDate(0, 0, -m.WindowDays), maxFailedReplies)
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	score, recs := health.Evaluate(health.Input{Checks: checks, Records: records, Listings: listings, Metrics: m,
+		SenderFailures: senderFailures(replies)})
 	return &Health{DomainID: d.ID, CheckedAt: now, Score: score, DNS: checks, Listings: listings, Metrics: m, Recommendations: recs}, nil
+}
+
+// maxFailedReplies bounds the failed recipients a health check reads: the
+// most recent ones say what receivers refuse now.
+const maxFailedReplies = 500
+
+// maxReplyShown bounds the reply quoted in a recommendation; a receiver
+// writes what it likes there.
+const maxReplyShown = 300
+
+// senderFailures groups failed recipients' replies by what they blame on
+// the sending side (bounce.Cause, D69), most frequent cause first (then by
+// name), each with its most recent reply. Replies that blame no sending
+// configuration (a build failure, a message too large for the relay)
+// name no cause and are left out.
+func senderFailures(replies []store.FailedReply) []health.SenderFailure {
+	var out []health.SenderFailure
+	index := map[string]int{}
+	for _, r := range replies {
+		cause := bounce.Cause(r.Enhanced, r.Message)
+		if cause == "" {
+			continue
+		}
+		i, seen := index[cause]
+		if !seen {
+			i = len(out)
+			index[cause] = i
+			reply := strings.TrimSpace(r.Enhanced + " " + r.Message)
+			if len(reply) > maxReplyShown {
+				reply = strings.ToValidUTF8(reply[:maxReplyShown], "") + "…"
+			}
+			out = append(out, health.SenderFailure{Cause: cause, Reply: reply})
+		}
+		out[i].Count++
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Count != out[j].Count {
+			return out[i].Count > out[j].Count
+		}
+		return out[i].Cause < out[j].Cause
+	})
+	return out
 }

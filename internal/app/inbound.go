@@ -31,9 +31,20 @@ func (a *App) AcceptsDomain(ctx context.Context, domain string) bool {
 	return found
 }
 
-// Deliver takes one message received by the inbound listener.
+// Deliver takes one message received by the inbound listener: mail to a
+// List-Unsubscribe mailto address unsubscribes (D71), the rest is read as
+// a bounce or complaint.
 func (a *App) Deliver(ctx context.Context, from string, to []string, raw []byte) error {
-	return a.ProcessInbound(ctx, to, raw)
+	unsubscribe, others := a.unsubscribeRecipients(to)
+	if len(unsubscribe) > 0 {
+		if err := a.unsubscribeByMail(ctx, unsubscribe); err != nil {
+			return err
+		}
+		if len(others) == 0 {
+			return nil
+		}
+	}
+	return a.ProcessInbound(ctx, others, raw)
 }
 
 // ProcessInbound reads a bounce or complaint that came back (D55) and

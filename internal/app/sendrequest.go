@@ -58,7 +58,7 @@ type SendRequest struct {
 	Subject        *string
 	HTML, Text     *string
 	TemplateID     *string
-	Variables      map[string]any
+	Variables      *carteiro.JSONObject
 	Attachments    []carteiro.AttachmentInput
 	ScheduledAt    *time.Time
 	IdempotencyKey string

@@ -16,9 +16,9 @@ import (
 // engines). Errors are *render.SyntaxError or *render.RenderError.
 type TemplateEngine interface {
 	Check(ctx context.Context, src carteiro.TemplateSource) error
-	Render(ctx context.Context, src carteiro.TemplateSource, vars map[string]any) (carteiro.RenderedTemplate, error)
+	Render(ctx context.Context, src carteiro.TemplateSource, vars *carteiro.JSONObject) (carteiro.RenderedTemplate, error)
 	Format(ctx context.Context, f carteiro.TemplateFormat, src string) (string, error)
-	Sanitize(html string) (string, carteiro.SanitizeReport)
+	Sanitize(out carteiro.RenderedTemplate) (carteiro.RenderedTemplate, carteiro.SanitizeReport)
 }
 
 // TemplateInput is POST /templates and PATCH /templates/:id after decoding;
@@ -202,7 +202,7 @@ func (a *App) DeleteTemplate(ctx context.Context, p *Principal, id string) error
 // test-render).
 type RenderInput struct {
 	Source    carteiro.TemplateSource
-	Variables map[string]any
+	Variables *carteiro.JSONObject
 }
 
 // sourceFor validates a source given in a request.
@@ -226,7 +226,7 @@ func sourceFor(format *string, html *string) (carteiro.TemplateSource, error) {
 }
 
 // NewRenderInput builds a RenderInput from request fields.
-func NewRenderInput(format, html, subject, text *string, vars map[string]any) (RenderInput, error) {
+func NewRenderInput(format, html, subject, text *string, vars *carteiro.JSONObject) (RenderInput, error) {
 	src, err := sourceFor(format, html)
 	if err != nil {
 		return RenderInput{}, err
@@ -256,8 +256,7 @@ func (a *App) TestRenderTemplate(ctx context.Context, p *Principal, in RenderInp
 	if err != nil {
 		return out, carteiro.SanitizeReport{}, err
 	}
-	var report carteiro.SanitizeReport
-	out.HTML, report = a.templates.Sanitize(out.HTML)
+	out, report := a.templates.Sanitize(out)
 	return out, report, nil
 }
 
@@ -277,7 +276,7 @@ func (a *App) FormatTemplate(ctx context.Context, p *Principal, format, html *st
 // renderForSend renders an active template of the organization for POST
 // /emails (D20): an unknown or inactive template is a 422 on templateId;
 // declared defaults fill missing variables (D38).
-func (a *App) renderForSend(ctx context.Context, orgID, id string, vars map[string]any) (carteiro.RenderedTemplate, error) {
+func (a *App) renderForSend(ctx context.Context, orgID, id string, vars *carteiro.JSONObject) (carteiro.RenderedTemplate, error) {
 	t, err := a.store.Template(ctx, orgID, id)
 	switch {
 	case errors.Is(err, store.ErrNotFound):

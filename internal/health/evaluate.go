@@ -20,7 +20,10 @@ import (
 //   - for the bounce rate, penaltyRateCritical (critical) above 5 %, else
 //     penaltyRateWarning (warning) above 2 %;
 //   - for the complaint rate, penaltyRateCritical (critical) above 0.3 %,
-//     else penaltyRateWarning (warning) above 0.1 %.
+//     else penaltyRateWarning (warning) above 0.1 %;
+//   - penaltySenderFailure for each cause of recent refusals that blamed
+//     the sending side (D69), refused_<cause>, critical for the
+//     authentication causes, else warning.
 //
 // Rates only count from minMeaningfulSent messages in the window; below
 // that, one info recommendation (low_volume) says so and costs nothing. The
@@ -54,6 +57,9 @@ type Input struct {
 	Listings []Listing
 	// Metrics are the sending figures of the window.
 	Metrics Metrics
+	// SenderFailures are the causes of the window's refusals that blamed
+	// the sending side, most frequent first (D69).
+	SenderFailures []SenderFailure
 }
 
 // Evaluate scores a domain from 0 to 100 and lists what to improve,
@@ -89,6 +95,10 @@ func Evaluate(in Input) (score int, recs []Recommendation) {
 	}
 
 	m := in.Metrics
+	for _, rec := range senderFailureRecommendations(in.SenderFailures, windowDays(m)) {
+		add(penaltySenderFailure, rec)
+	}
+
 	if m.Sent < minMeaningfulSent {
 		recs = append(recs, newRecommendation(CodeLowVolume, SeverityInfo, map[string]any{
 			"Sent": m.Sent, "Minimum": minMeaningfulSent, "Days": windowDays(m),

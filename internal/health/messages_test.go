@@ -30,6 +30,7 @@ func everyRecommendation(t *testing.T) map[string]health.Recommendation {
 		},
 		{Checks: passing, Records: records, Metrics: health.Metrics{WindowDays: 30, Sent: 7}},
 		{Checks: passing, Records: records, Metrics: health.Metrics{WindowDays: 30, Sent: 1000}},
+		{Checks: passing, Records: records, Metrics: health.Metrics{WindowDays: 30, Sent: 1000}, SenderFailures: everySenderFailure()},
 	}
 	byCode := map[string]health.Recommendation{}
 	for _, in := range inputs {
@@ -120,4 +121,15 @@ func TestMessagesShowTheData(t *testing.T) {
 			}
 		}
 	}
+}
+
+// everySenderFailure is one failure of every cause bounce.Cause names.
+func everySenderFailure() []health.SenderFailure {
+	var out []health.SenderFailure
+	for _, code := range health.Codes() {
+		if cause, ok := strings.CutPrefix(code, "refused_"); ok {
+			out = append(out, health.SenderFailure{Cause: cause, Count: 3, Reply: "550 5.7.25 refused"})
+		}
+	}
+	return out
 }

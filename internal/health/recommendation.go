@@ -17,7 +17,7 @@ const (
 // Codes lists every recommendation code, so tests can check each one has a
 // message in every language.
 func Codes() []string {
-	return []string{
+	codes := []string{
 		CodePublishSPF,
 		CodePublishDKIM,
 		CodePublishOwnership,
@@ -28,6 +28,10 @@ func Codes() []string {
 		CodeLowVolume,
 		CodeAllGood,
 	}
+	for _, cause := range senderCauses {
+		codes = append(codes, senderFailureCode(cause))
+	}
+	return codes
 }
 
 // Severities of a recommendation (D33), from least to most urgent.

@@ -42,16 +42,16 @@ func toBroadcastJSON(b *carteiro.Broadcast) broadcastJSON {
 
 func (s *Server) createBroadcast(w http.ResponseWriter, r *http.Request) {
 	var b struct {
-		AudienceID  *string        `json:"audienceId"`
-		FromEmail   *string        `json:"fromEmail"`
-		Subject     *string        `json:"subject"`
-		HTML        *string        `json:"html"`
-		Text        *string        `json:"text"`
-		TemplateID  *string        `json:"templateId"`
-		Variables   map[string]any `json:"variables"`
-		ReplyTo     *string        `json:"replyTo"`
-		Name        *string        `json:"name"`
-		ScheduledAt *string        `json:"scheduledAt"`
+		AudienceID  *string              `json:"audienceId"`
+		FromEmail   *string              `json:"fromEmail"`
+		Subject     *string              `json:"subject"`
+		HTML        *string              `json:"html"`
+		Text        *string              `json:"text"`
+		TemplateID  *string              `json:"templateId"`
+		Variables   *carteiro.JSONObject `json:"variables"`
+		ReplyTo     *string              `json:"replyTo"`
+		Name        *string              `json:"name"`
+		ScheduledAt *string              `json:"scheduledAt"`
 	}
 	if err := s.decode(r, &b, false); err != nil {
 		s.writeError(w, r, err)

@@ -15,22 +15,22 @@ import (
 // sendBody is POST /emails as JSON (4.1, D16 to D22). Address fields take
 // several shapes, so they are decoded by hand from raw JSON.
 type sendBody struct {
-	From           json.RawMessage   `json:"from"`
-	To             json.RawMessage   `json:"to"`
-	Cc             json.RawMessage   `json:"cc"`
-	Bcc            json.RawMessage   `json:"bcc"`
-	ReplyTo        json.RawMessage   `json:"replyTo"`
-	Subject        *string           `json:"subject"`
-	HTML           *string           `json:"html"`
-	Text           *string           `json:"text"`
-	TemplateID     *string           `json:"templateId"`
-	Variables      map[string]any    `json:"variables"`
-	Attachments    []attachmentBody  `json:"attachments"`
-	ScheduledAt    *string           `json:"scheduledAt"`
-	IdempotencyKey *string           `json:"idempotencyKey"`
-	Tags           []tagBody         `json:"tags"`
-	Headers        map[string]string `json:"headers"`
-	IsSandbox      *bool             `json:"isSandbox"`
+	From           json.RawMessage      `json:"from"`
+	To             json.RawMessage      `json:"to"`
+	Cc             json.RawMessage      `json:"cc"`
+	Bcc            json.RawMessage      `json:"bcc"`
+	ReplyTo        json.RawMessage      `json:"replyTo"`
+	Subject        *string              `json:"subject"`
+	HTML           *string              `json:"html"`
+	Text           *string              `json:"text"`
+	TemplateID     *string              `json:"templateId"`
+	Variables      *carteiro.JSONObject `json:"variables"`
+	Attachments    []attachmentBody     `json:"attachments"`
+	ScheduledAt    *string              `json:"scheduledAt"`
+	IdempotencyKey *string              `json:"idempotencyKey"`
+	Tags           []tagBody            `json:"tags"`
+	Headers        map[string]string    `json:"headers"`
+	IsSandbox      *bool                `json:"isSandbox"`
 }
 
 type attachmentBody struct {

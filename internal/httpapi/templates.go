@@ -177,11 +177,11 @@ func (s *Server) deleteTemplate(w http.ResponseWriter, r *http.Request) {
 // subject and text are our additions: the same Handlebars fields a stored
 // template has, so a preview shows everything a send would.
 type renderBody struct {
-	HTML      *string        `json:"html"`
-	Format    *string        `json:"format"`
-	Variables map[string]any `json:"variables"`
-	Subject   *string        `json:"subject"`
-	Text      *string        `json:"text"`
+	HTML      *string              `json:"html"`
+	Format    *string              `json:"format"`
+	Variables *carteiro.JSONObject `json:"variables"`
+	Subject   *string              `json:"subject"`
+	Text      *string              `json:"text"`
 }
 
 func (s *Server) decodeRender(r *http.Request) (app.RenderInput, error) {

@@ -44,6 +44,7 @@ func Reasons() []string {
 		"invalid_email",
 		"invalid_domain",
 		"invalid_url",
+		"host_not_resolvable",
 		"invalid_uuid",
 		"invalid_date",
 		"too_long",

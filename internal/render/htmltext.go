@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"golang.org/x/net/html"
+
+	"github.com/carteiro/carteiro/internal/render/sanitize"
 )
 
 // blockElements end a line of text where they open and close.
@@ -65,7 +67,9 @@ func HTMLToText(src string) string {
 				} else if tt == html.EndTagToken && len(href) > 0 {
 					link := href[len(href)-1]
 					href = href[:len(href)-1]
-					if link != "" && !strings.HasPrefix(link, "#") && !strings.Contains(out.String(), link) {
+					// A script or data: URL is never written out: the text
+					// part has no link to neutralise, only the URL itself.
+					if link != "" && !strings.HasPrefix(link, "#") && sanitize.SafeLink(link) && !strings.Contains(out.String(), link) {
 						out.WriteString(" (" + link + ")")
 					}
 				}

@@ -38,7 +38,9 @@ func scanBroadcast(r row) (*carteiro.Broadcast, error) {
 		}
 		b.ReplyTo = &rt
 	}
-	if b.Variables, err = decodeMap[any](&vars); err != nil {
+	// The variables are stored as the JSON text of the request's object and
+	// come back with their members in that order ({{#each}} follows it).
+	if b.Variables, err = carteiro.ParseJSONObject([]byte(vars)); err != nil {
 		return nil, fmt.Errorf("broadcast %s variables: %w", b.ID, err)
 	}
 	b.ScheduledAt, b.SentAt, b.CancelledAt = fromMicrosPtr(scheduled), fromMicrosPtr(sent), fromMicrosPtr(cancelled)
@@ -55,7 +57,7 @@ func (q *Queries) CreateBroadcast(ctx context.Context, b *carteiro.Broadcast) er
 	}
 	vars := b.Variables
 	if vars == nil {
-		vars = map[string]any{}
+		vars = carteiro.NewJSONObject(0)
 	}
 	_, err := q.exec(ctx, `INSERT INTO broadcasts (id, org_id, mode, audience_id, name, template_id, subject, from_email, reply_to, html,
 		text_body, variables, status, scheduled_at, sent_at, cancelled_at, recipients_total, recipients_queued, recipients_failed,

@@ -19,7 +19,7 @@ type sourceEngine interface {
 	check(ctx context.Context, src string) error
 	// render returns the HTML and, when wantText and the engine makes one,
 	// its own plain text; "" means generate it from the HTML.
-	render(ctx context.Context, src string, vars map[string]any, wantText bool) (html, text string, err error)
+	render(ctx context.Context, src string, vars *carteiro.JSONObject, wantText bool) (html, text string, err error)
 }
 
 // Engine renders every format. It is safe for concurrent use.
@@ -88,14 +88,14 @@ func (e *Engine) Check(ctx context.Context, src carteiro.TemplateSource) error {
 // are Handlebars in both formats, and without a text template the text is
 // the engine's own (React Email's plain-text render) or generated from the
 // HTML (D38).
-func (e *Engine) Render(ctx context.Context, src carteiro.TemplateSource, vars map[string]any) (carteiro.RenderedTemplate, error) {
+func (e *Engine) Render(ctx context.Context, src carteiro.TemplateSource, vars *carteiro.JSONObject) (carteiro.RenderedTemplate, error) {
 	var out carteiro.RenderedTemplate
 	eng, err := e.engine(src.Format)
 	if err != nil {
 		return out, err
 	}
 	if vars == nil {
-		vars = map[string]any{}
+		vars = carteiro.NewJSONObject(0)
 	}
 	if out.HTML, out.Text, err = eng.render(ctx, src.HTML, vars, src.Text == nil); err != nil {
 		return out, err

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"sync"
 
+	"github.com/carteiro/carteiro"
 	"github.com/carteiro/carteiro/internal/render"
 	"github.com/carteiro/carteiro/internal/render/handlebars"
 )
@@ -54,7 +55,7 @@ func (h *handlebarsEngine) check(ctx context.Context, src string) error {
 	return err
 }
 
-func (h *handlebarsEngine) render(ctx context.Context, src string, vars map[string]any, _ bool) (string, string, error) {
+func (h *handlebarsEngine) render(ctx context.Context, src string, vars *carteiro.JSONObject, _ bool) (string, string, error) {
 	ctx, cancel := h.bounded(ctx)
 	defer cancel()
 	t, err := h.compile(ctx, src)
@@ -66,7 +67,7 @@ func (h *handlebarsEngine) render(ctx context.Context, src string, vars map[stri
 }
 
 // renderPlain renders a subject or text template: no HTML escaping.
-func (h *handlebarsEngine) renderPlain(ctx context.Context, src string, vars map[string]any) (string, error) {
+func (h *handlebarsEngine) renderPlain(ctx context.Context, src string, vars *carteiro.JSONObject) (string, error) {
 	ctx, cancel := h.bounded(ctx)
 	defer cancel()
 	t, err := h.compile(ctx, src)

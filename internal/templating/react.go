@@ -3,6 +3,7 @@ package templating
 import (
 	"context"
 
+	"github.com/carteiro/carteiro"
 	"github.com/carteiro/carteiro/internal/render/worker"
 )
 
@@ -20,7 +21,7 @@ func newReactEngine(cfg worker.Config) *reactEngine {
 
 func (r *reactEngine) check(ctx context.Context, src string) error { return r.pool.Check(ctx, src) }
 
-func (r *reactEngine) render(ctx context.Context, src string, vars map[string]any, wantText bool) (string, string, error) {
+func (r *reactEngine) render(ctx context.Context, src string, vars *carteiro.JSONObject, wantText bool) (string, string, error) {
 	return r.pool.Render(ctx, src, vars, wantText)
 }
 

@@ -10,8 +10,12 @@ import (
 // Reasons CheckURL gives, meant for carteiro.Invalid("url", reason).
 const (
 	// ReasonInvalidURL: not an absolute https URL with a valid host and
-	// port, or a host name that does not resolve.
+	// port.
 	ReasonInvalidURL = "invalid_url"
+	// ReasonHostNotResolvable: a well-formed https URL whose host name
+	// does not resolve (issue 24: a new user's first webhook is often a
+	// typo or a name not yet in DNS, and "not a valid URL" misleads).
+	ReasonHostNotResolvable = "host_not_resolvable"
 	// ReasonNotAllowed: the host is, or resolves to, a non-public address.
 	ReasonNotAllowed = "not_allowed"
 )
@@ -28,7 +32,7 @@ type Resolver interface {
 // literals are judged in every spelling (127.1, 2130706433, 0x7f000001,
 // 0177.0.0.1, [::ffff:127.0.0.1]...); "localhost" and its subdomains are
 // refused without asking DNS (RFC 6761); a name that does not resolve is
-// invalid_url. resolver nil means net.DefaultResolver. With allowPrivate
+// host_not_resolvable. resolver nil means net.DefaultResolver. With allowPrivate
 // (CARTEIRO_WEBHOOK_ALLOW_PRIVATE) any syntactically valid https URL passes
 // and nothing is resolved.
 //
@@ -57,7 +61,7 @@ func CheckURL(ctx context.Context, raw string, resolver Resolver, allowPrivate b
 	}
 	addrs, err := resolver.LookupHost(ctx, t.host)
 	if err != nil || len(addrs) == 0 {
-		return ReasonInvalidURL, false
+		return ReasonHostNotResolvable, false
 	}
 	for _, a := range addrs {
 		ip, err := netip.ParseAddr(a)

@@ -92,8 +92,8 @@ func TestCheckURL(t *testing.T) {
 		{"https://08.0.0.1/", webhook.ReasonInvalidURL},
 		{"https://[127.0.0.1]/", webhook.ReasonInvalidURL},
 		{"https://public.example.com/" + strings.Repeat("a", 2100), webhook.ReasonInvalidURL},
-		{"https://unknown.example.com/", webhook.ReasonInvalidURL},
-		{"https://empty.example.com/", webhook.ReasonInvalidURL},
+		{"https://unknown.example.com/", webhook.ReasonHostNotResolvable},
+		{"https://empty.example.com/", webhook.ReasonHostNotResolvable},
 
 		// Non-public in every spelling (D51).
 		{"https://127.0.0.1/", webhook.ReasonNotAllowed},
@@ -186,7 +186,7 @@ func TestCheckURLWithDNSServer(t *testing.T) {
 		"https://hooks.customer.test/in":    "",
 		"https://internal.customer.test/in": webhook.ReasonNotAllowed,
 		"https://v6.customer.test/in":       webhook.ReasonNotAllowed,
-		"https://missing.customer.test/in":  webhook.ReasonInvalidURL,
+		"https://missing.customer.test/in":  webhook.ReasonHostNotResolvable,
 	}
 	for u, want := range cases {
 		reason, ok := webhook.CheckURL(ctx, u, resolver, false)

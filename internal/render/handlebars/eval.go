@@ -404,10 +404,11 @@ func (r *renderer) partialContext(params []expr, hash []hashPair, f *frame) (any
 	if len(hash) == 0 {
 		return ctx, nil
 	}
-	merged := map[string]any{}
-	if _, m, ok := asObject(ctx); ok {
-		for k, v := range m {
-			merged[k] = v
+	// Object.assign({}, context, hash), member order kept.
+	merged := &object{values: map[string]any{}}
+	if keys, get, ok := asObject(ctx); ok {
+		for _, k := range keys {
+			merged.set(k, get(k))
 		}
 	}
 	for _, h := range hash {
@@ -415,7 +416,7 @@ func (r *renderer) partialContext(params []expr, hash []hashPair, f *frame) (any
 		if err != nil {
 			return nil, err
 		}
-		merged[h.key] = v
+		merged.set(h.key, v)
 	}
 	return merged, nil
 }

@@ -92,14 +92,15 @@ func (r *renderer) each(target any, b *block, f *frame) error {
 			}
 		}
 		n = len(arr)
-	} else if keys, m, ok := asObject(target); ok {
+	} else if keys, get, ok := asObject(target); ok {
 		for i, k := range keys {
 			if err := r.tick(); err != nil {
 				return err
 			}
 			d := f.data.child()
 			d.index, d.key, d.first, d.last = float64(i), k, i == 0, i == len(keys)-1
-			if err := r.run(b.program, f, m[k], d, []any{m[k], k}); err != nil {
+			item := get(k)
+			if err := r.run(b.program, f, item, d, []any{item, k}); err != nil {
 				return err
 			}
 		}

@@ -10,8 +10,38 @@ import (
 )
 
 // Values are what encoding/json decodes into any: map[string]any, []any,
-// string, float64 or json.Number, bool and nil; they behave as the same
-// JavaScript values behave in handlebars.js.
+// string, float64 or json.Number, bool and nil, or an orderedObject; they
+// behave as the same JavaScript values behave in handlebars.js.
+
+// orderedObject is an object that knows its members' order: a JSON object
+// as the caller sent it (carteiro.JSONObject). {{#each}} over it follows
+// that order, as handlebars.js does over the object JSON.parse built;
+// a map[string]any has no order, so its keys are sorted.
+type orderedObject interface {
+	Keys() []string
+	Get(key string) (any, bool)
+}
+
+// object is an orderedObject built here: a partial's context with its
+// hash over it.
+type object struct {
+	keys   []string
+	values map[string]any
+}
+
+func (o *object) Keys() []string { return o.keys }
+
+func (o *object) Get(key string) (any, bool) {
+	v, ok := o.values[key]
+	return v, ok
+}
+
+func (o *object) set(key string, v any) {
+	if _, ok := o.values[key]; !ok {
+		o.keys = append(o.keys, key)
+	}
+	o.values[key] = v
+}
 
 // toNumber reports v as a float64 when it is a number.
 func toNumber(v any) (float64, bool) {
@@ -105,7 +135,7 @@ func toString(v any) string {
 			parts[i] = toString(e)
 		}
 		return strings.Join(parts, ",")
-	case map[string]any:
+	case map[string]any, orderedObject:
 		return "[object Object]"
 	}
 	if f, ok := toNumber(v); ok {
@@ -175,7 +205,7 @@ func asArray(v any) ([]any, bool) {
 	switch x := v.(type) {
 	case []any:
 		return x, true
-	case nil, string, map[string]any, bool, float64:
+	case nil, string, map[string]any, orderedObject, bool, float64:
 		return nil, false
 	}
 	rv := reflect.ValueOf(v)
@@ -190,12 +220,22 @@ func asArray(v any) ([]any, bool) {
 }
 
 // asObject returns v's keys in JavaScript's enumeration order (integer
-// keys ascending, then the others; Go maps keep no insertion order, so
-// those follow in sorted order, see docs/templates.md) and a getter.
-func asObject(v any) ([]string, map[string]any, bool) {
+// keys ascending, then the others in the order they were added: for an
+// orderedObject the order of the JSON the caller sent; Go maps keep no
+// insertion order, so theirs follow in sorted order, see
+// docs/templates.md) and a getter.
+func asObject(v any) ([]string, func(string) any, bool) {
 	switch x := v.(type) {
 	case map[string]any:
-		return objectKeys(x), x, true
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		return jsKeyOrder(keys), func(k string) any { return x[k] }, true
+	case orderedObject:
+		get := func(k string) any { val, _ := x.Get(k); return val }
+		return jsKeyOrder(append([]string(nil), x.Keys()...)), get, true
 	case nil, string, []any, bool, float64:
 		return nil, nil, false
 	}
@@ -208,15 +248,14 @@ func asObject(v any) ([]string, map[string]any, bool) {
 	for iter.Next() {
 		m[iter.Key().String()] = iter.Value().Interface()
 	}
-	return objectKeys(m), m, true
+	return asObject(m)
 }
 
-func objectKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
+// jsKeyOrder puts keys, given in insertion order, in the order
+// JavaScript enumerates an object's own keys (OrdinaryOwnPropertyKeys):
+// array indices ascending first, then the others as they were.
+func jsKeyOrder(keys []string) []string {
+	sort.SliceStable(keys, func(i, j int) bool {
 		ai, aok := arrayIndex(keys[i])
 		bi, bok := arrayIndex(keys[j])
 		switch {
@@ -225,7 +264,7 @@ func objectKeys(m map[string]any) []string {
 		case aok != bok:
 			return aok
 		}
-		return keys[i] < keys[j]
+		return false
 	})
 	return keys
 }
@@ -248,6 +287,9 @@ func property(obj any, name string) any {
 			return v
 		}
 		return nil
+	case orderedObject:
+		v, _ := x.Get(name)
+		return v
 	case nil, undefinedValue, bool:
 		return nil
 	case string:
@@ -267,8 +309,8 @@ func property(obj any, name string) any {
 	if arr, ok := asArray(obj); ok {
 		return property(arr, name)
 	}
-	if _, m, ok := asObject(obj); ok {
-		return property(m, name)
+	if _, get, ok := asObject(obj); ok {
+		return get(name)
 	}
 	return nil
 }

@@ -176,7 +176,7 @@ func (e *engine) component(t *template) (goja.Value, error) {
 
 // render renders t with props, running the queued tasks until render()'s
 // promise settles.
-func (e *engine) render(ctx context.Context, t *template, props map[string]any, wantText bool) (html, text string, err error) {
+func (e *engine) render(ctx context.Context, t *template, props any, wantText bool) (html, text string, err error) {
 	c, err := e.component(t)
 	if err != nil {
 		return "", "", err

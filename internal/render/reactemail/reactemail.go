@@ -69,9 +69,10 @@ func (r *Renderer) Check(ctx context.Context, src string) error {
 	return err
 }
 
-// Render renders src with props (the template's variables), returning the
+// Render renders src with props (the template's variables: any value that
+// encodes as a JSON object; JSON.parse gives the template its member order), returning the
 // HTML document and, when wantText, render()'s plain-text version of it.
-func (r *Renderer) Render(ctx context.Context, src string, props map[string]any, wantText bool) (html, text string, err error) {
+func (r *Renderer) Render(ctx context.Context, src string, props any, wantText bool) (html, text string, err error) {
 	t, err := r.compile(src)
 	if err != nil {
 		return "", "", err

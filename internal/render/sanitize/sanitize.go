@@ -50,6 +50,17 @@ var urlAttributes = map[string]bool{
 
 // HTML returns doc without anything executable, and what was removed.
 func HTML(doc string) (string, Report) {
+	out, rep := cleanHTML(doc)
+	// The parser drops some tags whole, their attributes with them: a
+	// <body onload> inside a fragment, a second <body> or <html> whose
+	// attributes are already there. Their handlers were written all the
+	// same, so the count is at least what the markup itself carries
+	// (issue 24, D40).
+	rep.EventHandlers = max(rep.EventHandlers, writtenHandlers(doc))
+	return out, rep
+}
+
+func cleanHTML(doc string) (string, Report) {
 	var rep Report
 	var buf bytes.Buffer
 	if isDocument(doc) {
@@ -135,6 +146,10 @@ func drop(c *html.Node, rep *Report) bool {
 		return true
 	case removedElements[name]:
 		countCarried(c, rep)
+		return true
+	case name == "meta" && hasAttr(c, "charset") && !hasAttr(c, "http-equiv"):
+		// The answer is UTF-8 JSON: a declared charset (UTF-7 and the
+		// like) could only make a client read the markup differently.
 		return true
 	case name == "meta" && hasAttr(c, "http-equiv"):
 		// A refresh to a script URL is one.

@@ -107,7 +107,12 @@ func TestCounts(t *testing.T) {
 		{`<script>a</script><script src=x></script>`, Report{Scripts: 2}},
 		{`<iframe src=x></iframe><frameset><frame src=y></frameset>`, Report{Iframes: 1}},
 		{`<a href="javascript:x()">a</a><a href="JAVASCRIPT:y">b</a><img src="vbscript:z">`, Report{JavascriptHrefs: 3}},
-		{`<img src=x onerror=a() onload=b()><body onload=c()>`, Report{EventHandlers: 2}},
+		// A <body> or <html> tag the parser drops in a fragment still
+		// wrote its handlers (issue 24, D40).
+		{`<img src=x onerror=a() onload=b()><body onload=c()>`, Report{EventHandlers: 3}},
+		{`<p>x</p><html onclick=a()><body onload=b() onpageshow=c()>`, Report{EventHandlers: 3}},
+		{`<!doctype html><html><body onload=a()><p>x</p><body onload=b()></body></html>`, Report{EventHandlers: 2}},
+		{`<textarea><b onclick=a()></textarea><script>"<i onclick=b()>"</script>`, Report{Scripts: 1}},
 		{`<div onclick=a onmouseover=b onfocus=c>x</div>`, Report{EventHandlers: 3}},
 		{`<p style="color:red">ok</p><a href="https://a.example">ok</a>`, Report{}},
 		{`<svg onload=a()><script>b()</script></svg>`, Report{Scripts: 1, EventHandlers: 1}},
@@ -167,4 +172,45 @@ func FuzzSanitize(f *testing.F) {
 		out, _ := HTML(in)
 		assertInert(t, in, out)
 	})
+}
+
+// Issue 24 (D40): a declared charset, http-equiv and <base> leave a
+// document; the rest of its head stays.
+func TestHeadTagsRemoved(t *testing.T) {
+	doc := `<!doctype html><html><head><meta charset="utf-7"><meta http-equiv="Content-Type" content="text/html; charset=utf-7">` +
+		`<base href="https://x.example/"><meta name="viewport" content="width=device-width"><title>t</title></head><body><p>x</p></body></html>`
+	out, _ := HTML(doc)
+	for _, gone := range []string{"charset", "http-equiv", "<base"} {
+		if strings.Contains(strings.ToLower(out), gone) {
+			t.Errorf("%q survived: %s", gone, out)
+		}
+	}
+	if !strings.Contains(out, `name="viewport"`) || !strings.Contains(out, "<title>t</title>") {
+		t.Errorf("head lost: %s", out)
+	}
+	if out, _ := HTML(`<meta charset="utf-7"><p>x</p>`); strings.Contains(out, "charset") {
+		t.Errorf("fragment charset survived: %s", out)
+	}
+}
+
+// Issue 24 (D40): the text part keeps no URL the HTML may not keep.
+func TestTextWithoutRemovedURLs(t *testing.T) {
+	for in, want := range map[string]string{
+		"Pay (javascript:alert(1)) now":           "Pay ( now",
+		"x [JavaScript: steal()] y":               "x [ steal()] y",
+		"see data:text/html;base64,PHN> and more": "see > and more",
+		"logo data:image/png;base64,iVBO":         "logo data:image/png;base64,iVBO",
+		"Update data: see https://a.example/?q=1": "Update data: see https://a.example/?q=1",
+		"mailto:a@b.example vbscript:x":           "mailto:a@b.example ",
+	} {
+		if got := Text(in); got != want {
+			t.Errorf("Text(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for u, want := range map[string]bool{"https://a.example": true, "mailto:a@b.example": true, "/path?x=a:b": true,
+		"javascript:a()": false, " java\tscript:a": false, "data:text/html,x": false, "cid:logo": false} {
+		if SafeLink(u) != want {
+			t.Errorf("SafeLink(%q) = %v", u, !want)
+		}
+	}
 }

@@ -104,11 +104,12 @@ func selfCommand() (*exec.Cmd, error) {
 	return exec.Command(exe, "render-worker"), nil
 }
 
-// Render renders src with props in a worker: the HTML and, when wantText,
+// Render renders src with props (a value that encodes as a JSON object,
+// whose member order the template sees) in a worker: the HTML and, when wantText,
 // render()'s plain text. Errors are *render.SyntaxError and
 // *render.RenderError as in the engine, plus the time and memory limits of
 // a worker that had to be killed or died.
-func (p *Pool) Render(ctx context.Context, src string, props map[string]any, wantText bool) (html, text string, err error) {
+func (p *Pool) Render(ctx context.Context, src string, props any, wantText bool) (html, text string, err error) {
 	propsJSON, err := json.Marshal(props)
 	if err != nil {
 		return "", "", &render.RenderError{Reason: "variables cannot be passed to the template: " + err.Error()}

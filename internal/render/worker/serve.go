@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -81,13 +82,24 @@ func handle(r *reactemail.Renderer, req request) response {
 	case opCheck:
 		return responseFor("", "", r.Check(ctx, req.Source))
 	case opRender:
-		props := map[string]any{}
-		if len(req.Props) > 0 {
-			if err := json.Unmarshal(req.Props, &props); err != nil {
+		// The props go on as the JSON text they came as, so the template
+		// sees their members in the order the caller sent them.
+		props := json.RawMessage("{}")
+		if len(req.Props) > 0 && !isNullJSON(req.Props) {
+			if !isJSONObject(req.Props) {
 				return responseFor("", "", &render.RenderError{Reason: "the variables are not a JSON object"})
 			}
+			props = req.Props
 		}
 		return responseFor(r.Render(ctx, req.Source, props, req.WantText))
 	}
 	return response{Failure: "unknown operation " + req.Op}
+}
+
+func isNullJSON(b []byte) bool { return string(bytes.TrimSpace(b)) == "null" }
+
+// isJSONObject reports whether b is one valid JSON object.
+func isJSONObject(b []byte) bool {
+	t := bytes.TrimSpace(b)
+	return len(t) > 0 && t[0] == '{' && json.Valid(t)
 }
