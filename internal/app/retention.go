@@ -137,12 +137,48 @@ func (a *App) purgeRecords(ctx context.Context, pace *batchPacer, cutoff time.Ti
 }
 
 func (a *App) purgeContent(ctx context.Context, pace *batchPacer, now, cutoff time.Time, got *Purged) error {
-	var pos store.Position
+	orgs, err := a.store.OrganizationIDs(ctx)
+	if err != nil {
+		return err
+	}
+	for _, org := range orgs {
+		for _, mode := range []carteiro.Mode{carteiro.ModeLive, carteiro.ModeTest} {
+			if err := a.purgeContentOf(ctx, pace, org, mode, now, cutoff, got); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// purgeContentOf empties the content of one organization's emails of one
+// mode. It starts where the last pass left off and keeps, for the next
+// pass, the position before the first email that must keep its content
+// for now (waiting to be sent, or with a recent event): every email before
+// that position holds no content any more, so it is never walked again.
+func (a *App) purgeContentOf(ctx context.Context, pace *batchPacer, org string, mode carteiro.Mode, now, cutoff time.Time, got *Purged) error {
+	start, err := a.store.ContentPosition(ctx, org, mode)
+	if err != nil {
+		return err
+	}
+	pos, next, kept := start, start, false
+	defer func() {
+		if next != start {
+			// Best effort: a lost position only means walking again.
+			_ = a.store.SetContentPosition(context.WithoutCancel(ctx), org, mode, next)
+		}
+	}()
 	for {
-		start := time.Now()
-		due, err := a.store.ContentDue(ctx, cutoff, pos, pace.size)
-		if err != nil || len(due) == 0 {
+		began := time.Now()
+		listed, err := a.store.ContentDue(ctx, org, mode, cutoff, pos, pace.size)
+		if err != nil || len(listed) == 0 {
 			return err
+		}
+		var due []store.DueEmail
+		for _, d := range listed {
+			if d.Due() {
+				due = append(due, d)
+			}
 		}
 		n, err := a.store.EmptyContent(ctx, dueIDs(due), now)
 		got.ContentEmails += n
@@ -154,9 +190,14 @@ func (a *App) purgeContent(ctx context.Context, pace *batchPacer, now, cutoff ti
 				got.ContentBytes += d.ContentBytes
 			}
 		}
-		pos = due[len(due)-1].Position
-		full := len(due) == pace.size
-		if err := pace.rest(ctx, time.Since(start)); err != nil || !full {
+		for _, d := range listed {
+			if kept = kept || d.Kept(); !kept {
+				next = d.Position
+			}
+		}
+		pos = listed[len(listed)-1].Position
+		full := len(listed) == pace.size
+		if err := pace.rest(ctx, time.Since(began)); err != nil || !full {
 			return err
 		}
 	}

@@ -2,7 +2,10 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/carteiro/carteiro"
@@ -52,18 +55,74 @@ func (q *Queries) contentBytes() string {
 	return out
 }
 
-// ContentDue lists up to limit emails after pos, oldest first, that still
-// hold content, are not waiting to be sent, and whose last event is before
-// cutoff (D77).
-func (q *Queries) ContentDue(ctx context.Context, cutoff time.Time, pos Position, limit int) ([]DueEmail, error) {
-	rs, err := q.query(ctx, `SELECT e.created_at, e.id, `+q.contentBytes()+` FROM emails e
-		WHERE e.content_purged_at IS NULL AND e.created_at < ? AND (e.created_at, e.id) > (?, ?)
-		AND e.status NOT IN `+waitingStatuses+` AND `+noEventSince+`
-		ORDER BY e.created_at, e.id LIMIT ?`, micros(cutoff), micros(pos.CreatedAt), pos.ID, micros(cutoff), limit)
+// The ContentBytes of a listed email that is not due: its content is gone
+// already, or it must keep it for now (waiting to be sent, or with a recent
+// event).
+const (
+	contentGone = "-1"
+	contentKept = "-2"
+)
+
+// Due is true for an email whose content the purge deletes now.
+func (d DueEmail) Due() bool { return d.ContentBytes >= 0 }
+
+// Kept is true for an email that still holds content it may not lose yet.
+func (d DueEmail) Kept() bool { return d.ContentBytes == -2 }
+
+// ContentDue lists up to limit emails of one organization and mode after
+// pos, oldest first, that are older than cutoff and are not waiting to be
+// sent (D77), with the content each still holds (0 for one emptied
+// already) and whether it is due: still holding content and without an
+// event since cutoff. It walks the index every listing uses (org_id, mode,
+// created_at, id); the caller keeps its position between passes
+// (ContentPosition), so emptied emails are walked once.
+func (q *Queries) ContentDue(ctx context.Context, orgID string, mode carteiro.Mode, cutoff time.Time, pos Position, limit int) ([]DueEmail, error) {
+	rs, err := q.query(ctx, `SELECT e.created_at, e.id, CASE WHEN e.content_purged_at IS NOT NULL THEN `+contentGone+`
+			WHEN e.status IN `+waitingStatuses+` OR NOT `+noEventSince+` THEN `+contentKept+`
+			ELSE `+q.contentBytes()+` END
+		FROM emails e
+		WHERE e.org_id = ? AND e.mode = ? AND e.created_at < ? AND (e.created_at, e.id) > (?, ?)
+		ORDER BY e.created_at, e.id LIMIT ?`, micros(cutoff), orgID, string(mode), micros(cutoff), micros(pos.CreatedAt), pos.ID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("store: emails due for content deletion: %w", classify(err))
 	}
 	return scanDue(rs, true)
+}
+
+// contentPositionKey is the settings key of the content purge's position
+// for one organization and mode.
+func contentPositionKey(orgID string, mode carteiro.Mode) string {
+	return "retention.content." + orgID + "." + string(mode)
+}
+
+// ContentPosition is where the content purge of an organization and mode
+// starts: every email before it holds no content, or none it may lose yet
+// was passed. The zero Position when none was kept.
+func (q *Queries) ContentPosition(ctx context.Context, orgID string, mode carteiro.Mode) (Position, error) {
+	v, err := q.Setting(ctx, contentPositionKey(orgID, mode))
+	if errors.Is(err, ErrNotFound) {
+		return Position{}, nil
+	}
+	if err != nil {
+		return Position{}, err
+	}
+	micro, id, ok := strings.Cut(v, " ")
+	n, perr := strconv.ParseInt(micro, 10, 64)
+	if !ok || perr != nil {
+		return Position{}, nil // unreadable: walk from the start
+	}
+	return Position{CreatedAt: fromMicros(n), ID: id}, nil
+}
+
+// SetContentPosition keeps where the next content purge of an
+// organization and mode starts.
+func (s *Store) SetContentPosition(ctx context.Context, orgID string, mode carteiro.Mode, pos Position) error {
+	v := strconv.FormatInt(micros(pos.CreatedAt), 10) + " " + pos.ID
+	if _, err := s.exec(ctx, `INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+		contentPositionKey(orgID, mode), v); err != nil {
+		return fmt.Errorf("store: keep the content purge's position: %w", classify(err))
+	}
+	return nil
 }
 
 // RecordsDue lists up to limit emails of one organization and mode after
