@@ -39,24 +39,29 @@ expect() {
 	printf '%s\n' "$1" >"$tour_tmp/expected"
 }
 
+# shown prints a command line with the keys cut short, for failure messages.
+shown() {
+	printf '%s ' "$@" | sed -E 's/(svc_(live|test)_)[A-Za-z0-9]+/\1.../g'
+}
+
 # curl stands in for the real curl in the README's commands: it prints the
 # answer's body as `curl -s` does and fails unless the status is the one
 # expect set, which it uses up (a curl with no expectation fails too).
 curl() {
 	local want status
 	if [[ ! -f "$tour_tmp/expected" ]]; then
-		printf 'tour.sh: FAILED: no expected status for: curl %s\n' "$*" >&2
+		printf 'tour.sh: FAILED: no expected status for: curl %s\n' "$(shown "$@")" >&2
 		return 1
 	fi
 	want=$(<"$tour_tmp/expected")
 	rm -f "$tour_tmp/expected"
 	if ! status=$(command curl -o "$tour_tmp/answer" -w '%{http_code}' "$@"); then
-		printf 'tour.sh: FAILED: curl could not reach the server: curl %s\n' "$*" >&2
+		printf 'tour.sh: FAILED: curl could not reach the server: curl %s\n' "$(shown "$@")" >&2
 		return 1
 	fi
 	cat "$tour_tmp/answer"
 	if [[ "$status" != "$want" ]]; then
-		printf '\ntour.sh: FAILED: status %s, want %s: curl %s\n' "$status" "$want" "$*" >&2
+		printf '\ntour.sh: FAILED: status %s, want %s: curl %s\n' "$status" "$want" "$(shown "$@")" >&2
 		return 1
 	fi
 	printf '  -> %s\n' "$status" >&2
