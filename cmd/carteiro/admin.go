@@ -17,7 +17,7 @@ import (
 
 func orgCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv env) error {
 	if len(args) == 0 {
-		return usageError{"org: want create, set-password or enable-totp"}
+		return usageError{"org: want create, list, set-password or enable-totp"}
 	}
 	fs := flag.NewFlagSet("org "+args[0], flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -31,6 +31,10 @@ func orgCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	case "create":
 		if *name == "" {
 			return usageError{"org create: --name is required"}
+		}
+	case "list":
+		if fs.NArg() != 0 {
+			return usageError{"org list: takes no arguments"}
 		}
 	case "set-password", "enable-totp":
 		if *orgID == "" {
@@ -55,6 +59,12 @@ func orgCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 			return json.NewEncoder(stdout).Encode(map[string]string{"id": org.ID, "name": org.Name})
 		}
 		fmt.Fprintf(stdout, "organization %s created: %s\n", org.Name, org.ID)
+	case "list":
+		orgs, err := srv.App.ListOrganizations(ctx)
+		if err != nil {
+			return err
+		}
+		return printOrganizations(stdout, orgs, *asJSON)
 	case "set-password":
 		fmt.Fprintln(stderr, "password (read from standard input):")
 		line, err := bufio.NewReader(stdin).ReadString('\n')

@@ -40,6 +40,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = orgCommand(ctx, args[1:], stdin, stdout, stderr, lookupEnv)
 	case "key":
 		err = keyCommand(ctx, args[1:], stdout, stderr, lookupEnv)
+	case "send":
+		err = sendCommand(ctx, args[1:], stdin, stdout, stderr, lookupEnv)
 	case "render-worker":
 		// Hidden: the server starts itself as a render worker with this
 		// argument and CARTEIRO_RENDER_WORKER=1, which internal/render/worker
@@ -78,12 +80,18 @@ Usage:
   carteiro backup --to FILE                  copy the SQLite database while the service runs
   carteiro restore --from FILE               check a copy and put it in place (service stopped)
   carteiro org create --name N [--json]      create an organization
+  carteiro org list [--json]                 list organizations
   carteiro org set-password --org ID         set the reauthentication password (read from stdin)
   carteiro org enable-totp --org ID          create a TOTP secret for reauthentication
   carteiro key create --org ID --name N --mode live|test
                       [--permission full_access|sending_access] [--domain D] [--json]
   carteiro key list --org ID [--json]        list keys (never their secrets)
   carteiro key revoke ID                     revoke a key
+  carteiro send --from A --to B [--to C] --subject S (--html FILE | --text T)
+                [--test] [--json] [--api URL] [--key K]
+                                             send one email through a running
+                                             server's API ($CARTEIRO_API_KEY,
+                                             $CARTEIRO_API_URL)
   carteiro version                           print the version
 
 Settings are CARTEIRO_* environment variables; see docs/configuration.md.

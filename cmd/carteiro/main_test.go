@@ -62,6 +62,24 @@ func TestOrganizationsAndKeysFromTheCommandLine(t *testing.T) {
 		if code, _, errOut = cli(t, url, "correct horse battery\n", "org", "set-password", "--org", org.ID); code != 0 {
 			t.Fatalf("set-password: %d %s", code, errOut)
 		}
+		code, out, errOut = cli(t, url, "", "org", "list", "--json")
+		var list struct {
+			Organizations []struct {
+				ID, Name                 string
+				PasswordSet, TOTPEnabled bool
+			}
+		}
+		if code != 0 || json.Unmarshal([]byte(out), &list) != nil {
+			t.Fatalf("org list --json: %d %q %s", code, out, errOut)
+		}
+		if len(list.Organizations) != 1 || list.Organizations[0].ID != org.ID || list.Organizations[0].Name != "Acme" ||
+			!list.Organizations[0].PasswordSet || list.Organizations[0].TOTPEnabled || strings.Contains(out, "argon2") {
+			t.Fatalf("org list --json printed %q (want Acme with its password set, no hash)", out)
+		}
+		code, out, _ = cli(t, url, "", "org", "list")
+		if code != 0 || !strings.Contains(out, org.ID) || !strings.Contains(out, "Acme") || !strings.HasPrefix(out, "ID ") {
+			t.Fatalf("org list table: %d %q", code, out)
+		}
 		code, out, _ = cli(t, url, "", "org", "enable-totp", "--org", org.ID, "--json")
 		if code != 0 || !strings.Contains(out, "otpauth://totp/") {
 			t.Fatalf("enable-totp: %d %q", code, out)
@@ -81,6 +99,11 @@ func TestUsageErrors(t *testing.T) {
 	for _, args := range [][]string{
 		{}, {"frobnicate"}, {"org"}, {"org", "create"}, {"key", "create", "--org", "x"}, {"key", "revoke"},
 		{"key", "create", "--org", "x", "--name", "n", "--mode", "live", "--bogus"}, {"serve", "--role", "boss"},
+		{"org", "list", "extra"},
+		{"send"}, {"send", "--from", "a@x.example", "--to", "b@y.example", "--subject", "s"},
+		{"send", "--from", "a@x.example", "--subject", "s", "--text", "t"},
+		// No key: neither --key nor CARTEIRO_API_KEY.
+		{"send", "--from", "a@x.example", "--to", "b@y.example", "--subject", "s", "--text", "t"},
 	} {
 		if code, _, _ := cli(t, url, "", args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2", args, code)

@@ -24,6 +24,14 @@ func (a *App) CreateOrganization(ctx context.Context, name string) (*carteiro.Or
 	return org, nil
 }
 
+// ListOrganizations returns every organization, oldest first (`carteiro org
+// list`). The caller shows no credential: PasswordHash and TOTPSecret only
+// tell whether reauthentication is set up.
+func (a *App) ListOrganizations(ctx context.Context) ([]*carteiro.Organization, error) {
+	orgs, err := a.store.ListOrganizations(ctx)
+	return orgs, storeErr(err)
+}
+
 // NewKey is a key as shown once at creation: the only time the secret exists
 // outside the caller's hands.
 type NewKey struct {

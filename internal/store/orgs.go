@@ -65,3 +65,25 @@ func (q *Queries) SetOrganizationReauth(ctx context.Context, id, passwordHash, t
 	}
 	return nil
 }
+
+// ListOrganizations returns every organization, oldest first
+// (`carteiro org list`). An install holds few, so there is no paging.
+func (q *Queries) ListOrganizations(ctx context.Context) ([]*carteiro.Organization, error) {
+	rs, err := q.query(ctx, `SELECT `+orgColumns+` FROM organizations ORDER BY created_at, id`)
+	if err != nil {
+		return nil, fmt.Errorf("store: list organizations: %w", classify(err))
+	}
+	defer rs.Close()
+	var out []*carteiro.Organization
+	for rs.Next() {
+		o, err := scanOrg(rs)
+		if err != nil {
+			return nil, fmt.Errorf("store: list organizations: %w", classify(err))
+		}
+		out = append(out, o)
+	}
+	if err := rs.Err(); err != nil {
+		return nil, fmt.Errorf("store: list organizations: %w", classify(err))
+	}
+	return out, nil
+}

@@ -3,6 +3,7 @@ package store_test
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -87,5 +88,29 @@ func TestSetOrganizationReauth(t *testing.T) {
 		if got, err := st.Organization(ctx, o.ID); err != nil || got.NeedsReauth() {
 			t.Errorf("after clear: %+v, %v", got, err)
 		}
+	})
+}
+
+// `carteiro org list`: every organization, oldest first, with its fields.
+func TestListOrganizations(t *testing.T) {
+	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
+		st := openStore(t, b)
+		ctx := testContext(t)
+		if orgs, err := st.ListOrganizations(ctx); err != nil || len(orgs) != 0 {
+			t.Fatalf("ListOrganizations on a new database = %v, %v; want none", orgs, err)
+		}
+		newer := &carteiro.Organization{ID: uuid.NewString(), Name: "newer", TOTPSecret: "sealed", CreatedAt: baseTime.Add(time.Hour)}
+		if err := st.CreateOrganization(ctx, newer); err != nil {
+			t.Fatal(err)
+		}
+		older := createOrg(t, st, "older")
+		orgs, err := st.ListOrganizations(ctx)
+		if err != nil || len(orgs) != 2 {
+			t.Fatalf("ListOrganizations = %v, %v; want 2", orgs, err)
+		}
+		if orgs[0].ID != older.ID || orgs[1].ID != newer.ID || orgs[1].Name != "newer" || orgs[1].TOTPSecret != "sealed" {
+			t.Errorf("ListOrganizations = [%+v %+v], want older then newer", orgs[0], orgs[1])
+		}
+		sameTime(t, "CreatedAt", orgs[1].CreatedAt, newer.CreatedAt)
 	})
 }

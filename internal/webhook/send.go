@@ -107,16 +107,19 @@ func (c *Client) Send(ctx context.Context, r Request) Outcome {
 	return out
 }
 
-// setHeaders writes the headers of D48. The two signatures cover exactly
-// the bytes sent.
+// setHeaders writes the headers of D48 and of Standard Webhooks (D76). The
+// three signatures cover exactly the bytes sent.
 func (c *Client) setHeaders(h http.Header, r Request, ts int64) {
 	h.Set("Content-Type", "application/json")
 	h.Set("User-Agent", c.userAgent)
 	h.Set(HeaderEventID, r.EventID)
 	h.Set(HeaderTimestamp, strconv.FormatInt(ts, 10))
+	h.Set(HeaderStandardID, r.EventID)
+	h.Set(HeaderStandardTimestamp, strconv.FormatInt(ts, 10))
 	if r.Secret != "" {
 		h.Set(HeaderSignature, Sign(r.Secret, r.Body))
 		h.Set(HeaderSignatureV2, SignV2(r.Secret, ts, r.Body))
+		h.Set(HeaderStandardSignature, SignStandard(r.Secret, r.EventID, ts, r.Body))
 	}
 }
 
