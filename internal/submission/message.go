@@ -152,7 +152,8 @@ func customHeaders(h mail.Header) map[string]string {
 	for fields.Next() {
 		name := fields.Key()
 		lower := strings.ToLower(name)
-		if seen[lower] || carteiro.IsReservedHeader(name) ||
+		if seen[lower] || carteiro.IsReservedHeader(name) || lower == "reply-to" || // Reply-To becomes replyTo
+
 			strings.EqualFold(name, headerTags) || strings.EqualFold(name, headerIdempotency) {
 			continue
 		}
