@@ -93,3 +93,19 @@ func TestSubmissionImplicitTLSAndMetrics(t *testing.T) {
 		}
 	})
 }
+
+// TestSubmissionAuthFailuresLimitedPerIP: after 5 failed AUTHs in a minute
+// from one address (like the dashboard's login) the next failure is told
+// to come back later, 454 4.7.0, instead of 535.
+func TestSubmissionAuthFailuresLimitedPerIP(t *testing.T) {
+	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
+		ts, _ := submissionServer(t, b, nil)
+		var last error
+		for range 6 {
+			c := submissionClient(t, ts.SubmissionAddr(), true)
+			last = c.Auth(smtp.PlainAuth("", "u", "re_live_guess", "127.0.0.1"))
+			testserver.Must(t, last != nil, "a guessed key was accepted")
+		}
+		testserver.Must(t, strings.HasPrefix(last.Error(), "454") && strings.Contains(last.Error(), "4.7.0"), "6th failure: %v", last)
+	})
+}
