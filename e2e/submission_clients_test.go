@@ -95,8 +95,8 @@ func TestSubmissionImplicitTLSAndMetrics(t *testing.T) {
 }
 
 // TestSubmissionAuthFailuresLimitedPerIP: after 5 failed AUTHs in a minute
-// from one address (like the dashboard's login) the next failure is told
-// to come back later, 454 4.7.0, instead of 535.
+// from one address (like the dashboard's login) the next attempt is told
+// to come back later, 454 4.7.0, instead of 535, even with the right key.
 func TestSubmissionAuthFailuresLimitedPerIP(t *testing.T) {
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, _ := submissionServer(t, b, nil)
@@ -107,5 +107,9 @@ func TestSubmissionAuthFailuresLimitedPerIP(t *testing.T) {
 			testserver.Must(t, last != nil, "a guessed key was accepted")
 		}
 		testserver.Must(t, strings.HasPrefix(last.Error(), "454") && strings.Contains(last.Error(), "4.7.0"), "6th failure: %v", last)
+		// While blocked even the right key is refused: otherwise the limit
+		// would not slow guessing at all.
+		err := submissionClient(t, ts.SubmissionAddr(), true).Auth(smtp.PlainAuth("", "u", ts.LiveKey, "127.0.0.1"))
+		testserver.Must(t, err != nil && strings.HasPrefix(err.Error(), "454"), "right key while blocked: %v", err)
 	})
 }

@@ -31,9 +31,10 @@ type Server struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
-	listeners []*listener
-	closeOnce sync.Once
-	closeErr  error
+	listeners  []*listener
+	authBlocks *authBlocks
+	closeOnce  sync.Once
+	closeErr   error
 }
 
 type listener struct {
@@ -53,7 +54,8 @@ func Listen(opts Options, sender Sender) (*Server, error) {
 	}
 	opts = opts.withDefaults()
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Server{opts: opts, sender: sender, log: opts.Logger.With("component", "submission"), ctx: ctx, cancel: cancel}
+	s := &Server{opts: opts, sender: sender, log: opts.Logger.With("component", "submission"), ctx: ctx, cancel: cancel,
+		authBlocks: newAuthBlocks()}
 	for _, a := range []struct {
 		addr     string
 		implicit bool

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/netip"
 	"strings"
+	"time"
 
 	"github.com/emersion/go-sasl"
 	"github.com/emersion/go-smtp"
@@ -50,15 +51,20 @@ func remoteIP(addr net.Addr) netip.Addr {
 // allow takes one token of key under rule; a limiter that cannot answer
 // lets the client through, as the HTTP API does.
 func (s *Server) allow(key string, r ratelimit.Rule) bool {
+	return s.take(key, r).Allowed
+}
+
+// take is allow with the limiter's whole answer.
+func (s *Server) take(key string, r ratelimit.Rule) ratelimit.Result {
 	if r.Validate() != nil {
-		return true
+		return ratelimit.Result{Allowed: true}
 	}
 	res, err := s.opts.Limiter.Allow(s.ctx, key, r)
 	if err != nil {
 		s.log.Warn("rate limiter unavailable; SMTP client allowed", "err", err)
-		return true
+		return ratelimit.Result{Allowed: true}
 	}
-	return res.Allowed
+	return res
 }
 
 // mayAuthenticate is D74's rule: AUTH over TLS, or from a loopback client
@@ -99,6 +105,10 @@ func (ss *session) checkKey(username, password string) error {
 	// Failures are limited per IP (5 a minute, like dashboard login);
 	// past the limit even a right key is refused until the bucket refills.
 	limitKey := "smtp-auth:" + ss.client.String()
+	if ss.srv.authBlocks.blocked(ss.client, time.Now()) {
+		ss.srv.opts.Metrics.authFailures.Inc()
+		return errAuthRateLimited
+	}
 	p, err := ss.srv.sender.Authenticate(ss.srv.ctx, strings.TrimSpace(password))
 	var ce *carteiro.Error
 	switch {
@@ -108,7 +118,8 @@ func (ss *session) checkKey(username, password string) error {
 		return nil
 	case errors.As(err, &ce) && ce.Code == carteiro.CodeInvalidAPIKey:
 		ss.srv.opts.Metrics.authFailures.Inc()
-		if !ss.srv.allow(limitKey, ss.srv.opts.AuthFailureRule) {
+		if res := ss.srv.take(limitKey, ss.srv.opts.AuthFailureRule); !res.Allowed {
+			ss.srv.authBlocks.block(ss.client, time.Now().Add(max(res.RetryAfter, time.Second)))
 			ss.log.Info("SMTP submission AUTH refused: too many failures", "username", username)
 			return errAuthRateLimited
 		}
