@@ -116,3 +116,23 @@ func TestSubmissionAuthNeedsTLSD74(t *testing.T) {
 		testserver.Must(t, c.Auth(smtp.PlainAuth("", "u", ts.LiveKey, "127.0.0.1")) == nil, "AUTH after STARTTLS refused")
 	})
 }
+
+// TestSubmissionWarmupQuotaD74: once the domain's warmup quota of the day
+// is spent (D34, 50 on day 1), a submitted message gets 451 4.7.0 and the
+// client keeps it for later.
+func TestSubmissionWarmupQuotaD74(t *testing.T) {
+	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
+		ts, _ := submissionServer(t, b, map[string]string{"CARTEIRO_WARMUP": "on"})
+		item := map[string]any{"from": "orders@shop.example", "to": "a@customer.example", "subject": "w", "text": "t"}
+		batch := make([]any, 50)
+		for i := range batch {
+			batch[i] = item
+		}
+		r := ts.Do(t, testserver.Request{Method: "POST", Path: "/v1/product/emails/batch", Key: ts.LiveKey, Body: batch})
+		testserver.Expect(t, r, 202, "")
+		testserver.Must(t, strings.Count(string(r.Body), `"ok":true`) == 50, "the day's 50 were not all accepted: %s", r.Body)
+		c := authedClient(t, ts, ts.LiveKey)
+		mustPrefix(t, "past the warmup quota", transact(t, c, "orders@shop.example", []string{"a@customer.example"},
+			plainMessage("orders@shop.example", "a@customer.example")), "451 4.7.0")
+	})
+}
