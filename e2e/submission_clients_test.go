@@ -113,3 +113,22 @@ func TestSubmissionAuthFailuresLimitedPerIP(t *testing.T) {
 		testserver.Must(t, err != nil && strings.HasPrefix(err.Error(), "454"), "right key while blocked: %v", err)
 	})
 }
+
+// TestSubmissionSessionsLimitedPerIP: one address opens at most 30
+// sessions at once (then 10 a second); the next EHLO gets 421 4.7.0. The
+// test clock does not move, so the bucket does not refill.
+func TestSubmissionSessionsLimitedPerIP(t *testing.T) {
+	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
+		ts, _ := submissionServer(t, b, nil)
+		var err error
+		for i := 0; i < 31 && err == nil; i++ {
+			c, dialErr := smtp.Dial(ts.SubmissionAddr())
+			testserver.Must(t, dialErr == nil, "dial: %v", dialErr)
+			t.Cleanup(func() { _ = c.Close() })
+			if err = c.Hello("client.example"); err != nil {
+				testserver.Must(t, i == 30, "session %d refused: %v", i+1, err)
+			}
+		}
+		testserver.Must(t, err != nil && strings.HasPrefix(err.Error(), "421") && strings.Contains(err.Error(), "4.7.0"), "31st session: %v", err)
+	})
+}
