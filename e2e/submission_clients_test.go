@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"net/smtp"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -130,5 +131,34 @@ func TestSubmissionSessionsLimitedPerIP(t *testing.T) {
 			}
 		}
 		testserver.Must(t, err != nil && strings.HasPrefix(err.Error(), "421") && strings.Contains(err.Error(), "4.7.0"), "31st session: %v", err)
+	})
+}
+
+// TestSubmissionSwaksLoopbackWithoutTLS (D74): a loopback client (here
+// swaks, as a local cron job or MTA would) may AUTH without TLS; swaks
+// sends with AUTH LOGIN in clear over 127.0.0.1 and the message is queued.
+func TestSubmissionSwaksLoopbackWithoutTLS(t *testing.T) {
+	swaks, err := exec.LookPath("swaks")
+	if err != nil {
+		testserver.RequireService(t, "swaks", err)
+	}
+	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
+		ts, sink := submissionServer(t, b, nil)
+		host, port, _ := strings.Cut(ts.SubmissionAddr(), ":")
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		out, err := exec.CommandContext(ctx, swaks, "--server", host, "--port", port, "--helo", "cron.example",
+			"--auth", "LOGIN", "--auth-user", "cron", "--auth-password", ts.LiveKey,
+			"--from", "orders@shop.example", "--to", "ana@customer.example",
+			"--header", "Subject: nightly report", "--header", "X-Carteiro-Tags: job=nightly",
+			"--body", "all good").CombinedOutput()
+		testserver.Must(t, err == nil, "swaks: %v\n%s", err, out)
+		m := regexp.MustCompile(`<-\s+250 2\.0\.0 queued id=([0-9a-f-]{36})`).FindStringSubmatch(string(out))
+		testserver.Must(t, m != nil, "swaks saw no queued reply:\n%s", out)
+		testserver.Must(t, regexp.MustCompile(`<-\s+235 `).MatchString(string(out)), "AUTH not accepted:\n%s", out)
+		_, err = sink.WaitForMessages(1, 10*time.Second)
+		testserver.Must(t, err == nil, "relay: %v", err)
+		e := waitStatus(t, ts, ts.LiveKey, m[1], "delivered")
+		testserver.Must(t, len(e.Tags) == 1 && e.Tags[0].Value == "nightly", "tags %+v", e.Tags)
 	})
 }
