@@ -180,7 +180,16 @@ func (ss *session) Data(r io.Reader) error {
 		ss.srv.opts.Metrics.result("too_large")
 		return errTooLarge
 	case err != nil:
-		return err
+		// go-smtp's own refusals (552 past its reader's cap) pass as they
+		// are; any other read failure (a line over 1000 octets) is D74's
+		// unreadable message. A vanished client reads no reply at all.
+		var se *smtp.SMTPError
+		if errors.As(err, &se) {
+			ss.srv.opts.Metrics.result("too_large")
+			return se
+		}
+		ss.srv.opts.Metrics.result("invalid_message")
+		return unreadable(strings.TrimPrefix(err.Error(), "smtp: "))
 	}
 	req, err := buildRequest(ss.recipients, raw)
 	if err != nil {
