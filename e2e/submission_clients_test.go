@@ -162,3 +162,17 @@ func TestSubmissionSwaksLoopbackWithoutTLS(t *testing.T) {
 		testserver.Must(t, len(e.Tags) == 1 && e.Tags[0].Value == "nightly", "tags %+v", e.Tags)
 	})
 }
+
+// TestSubmissionSTARTTLSCountsOneConnection: the EHLO after STARTTLS
+// starts a second go-smtp session on the same connection; it is not a
+// second connection for the per-IP limit or the metric.
+func TestSubmissionSTARTTLSCountsOneConnection(t *testing.T) {
+	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
+		ts, _ := submissionServer(t, b, nil)
+		c := submissionClient(t, ts.SubmissionAddr(), true)
+		testserver.Must(t, c.Noop() == nil, "NOOP after STARTTLS")
+		r := ts.Do(t, testserver.Request{Method: "GET", Path: "/metrics"})
+		testserver.Must(t, strings.Contains(string(r.Body), "carteiro_submission_connections_total 1\n"), "one STARTTLS connection counted as more:\n%s",
+			grepLines(string(r.Body), "carteiro_submission_connections_total"))
+	})
+}

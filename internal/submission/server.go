@@ -72,7 +72,7 @@ func Listen(opts Options, sender Sender) (*Server, error) {
 		if a.implicit {
 			ln = tls.NewListener(ln, opts.TLS)
 		}
-		l := &listener{net: ln, smtp: s.newSMTPServer(), served: make(chan struct{})}
+		l := &listener{net: ln, smtp: s.newSMTPServer(a.implicit), served: make(chan struct{})}
 		s.listeners = append(s.listeners, l)
 		go s.serve(l, a.implicit)
 	}
@@ -83,8 +83,14 @@ func Listen(opts Options, sender Sender) (*Server, error) {
 // SMTPUTF8 (8BITMIME, PIPELINING and ENHANCEDSTATUSCODES are always on),
 // SIZE. AllowInsecureAuth lets loopback clients authenticate without TLS;
 // the session refuses everyone else (AuthMechanisms, Auth).
-func (s *Server) newSMTPServer() *smtp.Server {
-	srv := smtp.NewServer(smtp.BackendFunc(s.newSession))
+func (s *Server) newSMTPServer(implicitTLS bool) *smtp.Server {
+	srv := smtp.NewServer(smtp.BackendFunc(func(c *smtp.Conn) (smtp.Session, error) {
+		// go-smtp starts a second session at the EHLO after STARTTLS: on
+		// the STARTTLS listener a TLS connection is that one, not a new
+		// connection, and is not counted again.
+		_, isTLS := c.TLSConnectionState()
+		return s.newSession(c, implicitTLS || !isTLS)
+	}))
 	srv.Domain = s.opts.Hostname
 	srv.TLSConfig = s.opts.TLS
 	srv.EnableSMTPUTF8 = true

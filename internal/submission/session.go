@@ -31,10 +31,12 @@ type session struct {
 	recipients []string
 }
 
-func (s *Server) newSession(c *smtp.Conn) (smtp.Session, error) {
+func (s *Server) newSession(c *smtp.Conn, newConnection bool) (smtp.Session, error) {
 	client := remoteIP(c.Conn().RemoteAddr())
-	s.opts.Metrics.connections.Inc()
-	if !s.allow("smtp-conn:"+client.String(), s.opts.ConnectionRule) {
+	if newConnection {
+		s.opts.Metrics.connections.Inc()
+	}
+	if newConnection && !s.allow("smtp-conn:"+client.String(), s.opts.ConnectionRule) {
 		s.opts.Metrics.result("too_many_connections")
 		return nil, errTooManyConnections
 	}
