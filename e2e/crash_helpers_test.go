@@ -40,7 +40,7 @@ func newRig(t *testing.T, b testserver.Backend) *crashRig {
 	r := &crashRig{dns: testutil.NewDNSServer(t), smtp: testutil.NewSMTPServer(t), client: &http.Client{Timeout: 30 * time.Second}}
 	r.env = map[string]string{
 		"CARTEIRO_HTTP_ADDR": "127.0.0.1:0", "CARTEIRO_DATABASE_URL": testserver.DatabaseURL(t, b),
-		"CARTEIRO_DNS_SERVER": r.dns.Addr(), "CARTEIRO_INBOUND_ADDR": "", "CARTEIRO_DELIVERY": "relay",
+		"CARTEIRO_DNS_SERVER": r.dns.Addr(), "CARTEIRO_INBOUND_ADDR": "", "CARTEIRO_SUBMISSION_ADDR": "", "CARTEIRO_DELIVERY": "relay",
 		"CARTEIRO_RELAY_URL": "smtp+plain://" + r.smtp.Addr(), "CARTEIRO_RELAY_ACCEPT_IS_DELIVERY": "true",
 		"CARTEIRO_SMTP_TIMEOUT": "2s", "CARTEIRO_JOB_TIMEOUT": "2s", "CARTEIRO_WARMUP": "off",
 		"CARTEIRO_RATE_LIMIT_KEY": "100000,100000", "CARTEIRO_RATE_LIMIT_IP": "100000,100000",

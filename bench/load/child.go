@@ -58,6 +58,7 @@ func serverEnv(dbURL, sinkAddr, dnsAddr string) []string {
 		"CARTEIRO_RELAY_ACCEPT_IS_DELIVERY": "true",
 		"CARTEIRO_DNS_SERVER":               dnsAddr,
 		"CARTEIRO_INBOUND_ADDR":             "",
+		"CARTEIRO_SUBMISSION_ADDR":          "",
 		"CARTEIRO_RATE_LIMIT_KEY":           "1000000,1000000",
 		"CARTEIRO_RATE_LIMIT_IP":            "1000000,1000000",
 		"CARTEIRO_WARMUP":                   "off",

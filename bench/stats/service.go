@@ -35,14 +35,15 @@ func startService(ctx context.Context, dbURL, logPath string, extra map[string]s
 		return nil, err
 	}
 	settings := map[string]string{
-		"CARTEIRO_HTTP_ADDR":      "127.0.0.1:0",
-		"CARTEIRO_DATABASE_URL":   dbURL,
-		"CARTEIRO_INBOUND_ADDR":   "",
-		"CARTEIRO_SECRET_KEY":     carteiro.RandomBase62(48),
-		"CARTEIRO_LOG_FORMAT":     "json",
-		"CARTEIRO_DNS_SERVER":     noDNS,
-		"CARTEIRO_RATE_LIMIT_KEY": "1000000,1000000",
-		"CARTEIRO_RATE_LIMIT_IP":  "1000000,1000000",
+		"CARTEIRO_HTTP_ADDR":       "127.0.0.1:0",
+		"CARTEIRO_DATABASE_URL":    dbURL,
+		"CARTEIRO_INBOUND_ADDR":    "",
+		"CARTEIRO_SUBMISSION_ADDR": "",
+		"CARTEIRO_SECRET_KEY":      carteiro.RandomBase62(48),
+		"CARTEIRO_LOG_FORMAT":      "json",
+		"CARTEIRO_DNS_SERVER":      noDNS,
+		"CARTEIRO_RATE_LIMIT_KEY":  "1000000,1000000",
+		"CARTEIRO_RATE_LIMIT_IP":   "1000000,1000000",
 	}
 	for k, v := range extra {
 		settings[k] = v

@@ -13,7 +13,7 @@ import (
 // cli runs one command line in-process against the database at url.
 func cli(t *testing.T, url, stdin string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	env := map[string]string{"CARTEIRO_DATABASE_URL": url, "CARTEIRO_INBOUND_ADDR": "", "CARTEIRO_LOG_FORMAT": "json"}
+	env := map[string]string{"CARTEIRO_DATABASE_URL": url, "CARTEIRO_INBOUND_ADDR": "", "CARTEIRO_SUBMISSION_ADDR": "", "CARTEIRO_LOG_FORMAT": "json"}
 	var out, errOut bytes.Buffer
 	code = run(context.Background(), args, strings.NewReader(stdin), &out, &errOut,
 		func(k string) (string, bool) { v, ok := env[k]; return v, ok })

@@ -138,5 +138,8 @@ func openQuiet(ctx context.Context, stderr io.Writer, lookupEnv env) (*server.Se
 	if err != nil {
 		return nil, fmt.Errorf("settings: %w", err)
 	}
+	// A one-shot command serves nothing: the SMTP submission listener
+	// (which the API role runs, D74) stays off.
+	cfg.SubmissionAddr, cfg.SubmissionsAddr = "", ""
 	return server.Open(ctx, server.Options{Config: cfg, Role: server.RoleAPI, Logger: newLogger(cfg.LogFormat, stderr, slog.LevelWarn)})
 }

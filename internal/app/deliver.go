@@ -148,7 +148,9 @@ func (a *App) message(e *carteiro.Email, domain *carteiro.Domain) ([]byte, error
 	if text == "" && e.HTML != "" {
 		text = render.HTMLToText(e.HTML) // D20: a plain-text part is generated
 	}
-	e.MessageID = e.ID + "@" + carteiro.DomainOf(e.From.Email)
+	if e.MessageID == "" { // a submitted message may bring its own (D74)
+		e.MessageID = e.ID + "@" + carteiro.DomainOf(e.From.Email)
+	}
 	html := e.HTML
 	if html != "" && a.cfg.Tracking {
 		// D53: links rewritten and the open pixel added at send time.

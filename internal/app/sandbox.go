@@ -19,7 +19,9 @@ func (a *App) simulate(ctx context.Context, e *carteiro.Email) error {
 	}
 	now := a.clock.Now()
 	e.Attempts++
-	e.MessageID = e.ID + "@" + carteiro.DomainOf(e.From.Email)
+	if e.MessageID == "" { // a submitted message may bring its own (D74)
+		e.MessageID = e.ID + "@" + carteiro.DomainOf(e.From.Email)
+	}
 	events := []*carteiro.EmailEvent{a.event(e.ID, carteiro.EventProcessing, now, map[string]any{"attempt": e.Attempts})}
 	add := func(t carteiro.EventType, meta map[string]any) {
 		events = append(events, a.event(e.ID, t, now, meta))

@@ -142,6 +142,7 @@ func (a *App) prepare(ctx context.Context, p *Principal, r *SendRequest, senders
 	e.OrgID, e.Mode, e.APIKeyID, e.APIKeyName = p.Org.ID, p.Mode(), p.Key.ID, p.Key.Name
 	e.Sandbox = r.IsSandbox || p.Mode() == carteiro.ModeTest // D7, D30
 	e.IdempotencyKey = r.IdempotencyKey
+	e.MessageID = r.MessageID // D74: a submitted message keeps its own
 	e.CreatedAt = now
 	if err := p.mayUseFrom(e.From.Email, "from"); err != nil {
 		return nil, err

@@ -65,6 +65,9 @@ type SendRequest struct {
 	Tags           []carteiro.Tag
 	Headers        map[string]string
 	IsSandbox      bool
+	// MessageID is a Message-ID to keep (without angle brackets), given by
+	// an SMTP submission (D74); "" lets the service make one.
+	MessageID string
 	// BodyHash identifies the request's content for idempotency (D22).
 	BodyHash string
 }

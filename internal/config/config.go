@@ -26,6 +26,14 @@ type Config struct {
 	DNSServer   string
 	InboundAddr string
 	BounceHost  string
+	// SubmissionAddr (STARTTLS) and SubmissionsAddr (implicit TLS) are
+	// the SMTP submission listeners of D74; "" disables either.
+	SubmissionAddr  string
+	SubmissionsAddr string
+	// TLSCertFile and TLSKeyFile are the submission listeners' certificate
+	// (D74); both empty means a self-signed one kept sealed in the database.
+	TLSCertFile string
+	TLSKeyFile  string
 	// HeloName is the EHLO name of outgoing SMTP (CARTEIRO_HELO_NAME, D68);
 	// "" means mta.DefaultHeloName.
 	HeloName              string
@@ -91,30 +99,39 @@ func Load(lookupEnv func(string) (string, bool)) (Config, error) {
 		return def
 	}
 	c := Config{
-		HTTPAddr:      get("CARTEIRO_HTTP_ADDR", ":8080"),
-		DatabaseURL:   get("CARTEIRO_DATABASE_URL", "sqlite:./carteiro.db"),
-		PublicURL:     strings.TrimRight(get("CARTEIRO_PUBLIC_URL", "http://localhost:8080"), "/"),
-		Delivery:      get("CARTEIRO_DELIVERY", "direct"),
-		RelayURL:      get("CARTEIRO_RELAY_URL", ""),
-		DNSServer:     get("CARTEIRO_DNS_SERVER", ""),
-		InboundAddr:   getenv("CARTEIRO_INBOUND_ADDR"),
-		BounceHost:    get("CARTEIRO_BOUNCE_HOST", "bounces.carteiro.localhost"),
-		HeloName:      get("CARTEIRO_HELO_NAME", ""),
-		SystemFrom:    get("CARTEIRO_SYSTEM_FROM", "Carteiro <no-reply@carteiro.localhost>"),
-		SecretKey:     get("CARTEIRO_SECRET_KEY", ""),
-		RedisURL:      get("CARTEIRO_REDIS_URL", ""),
-		Warmup:        get("CARTEIRO_WARMUP", "auto"),
-		WebhookCAFile: get("CARTEIRO_WEBHOOK_CA_FILE", ""),
-		LogFormat:     get("CARTEIRO_LOG_FORMAT", ""),
-		MetricsToken:  get("CARTEIRO_METRICS_TOKEN", ""),
-		DKIMSelector:  get("CARTEIRO_DKIM_SELECTOR", "cart1"),
-		DKIMLibcrypto: get("CARTEIRO_DKIM_LIBCRYPTO", "auto"),
+		HTTPAddr:        get("CARTEIRO_HTTP_ADDR", ":8080"),
+		DatabaseURL:     get("CARTEIRO_DATABASE_URL", "sqlite:./carteiro.db"),
+		PublicURL:       strings.TrimRight(get("CARTEIRO_PUBLIC_URL", "http://localhost:8080"), "/"),
+		Delivery:        get("CARTEIRO_DELIVERY", "direct"),
+		RelayURL:        get("CARTEIRO_RELAY_URL", ""),
+		DNSServer:       get("CARTEIRO_DNS_SERVER", ""),
+		InboundAddr:     getenv("CARTEIRO_INBOUND_ADDR"),
+		BounceHost:      get("CARTEIRO_BOUNCE_HOST", "bounces.carteiro.localhost"),
+		SubmissionAddr:  getenv("CARTEIRO_SUBMISSION_ADDR"),
+		SubmissionsAddr: get("CARTEIRO_SUBMISSIONS_ADDR", ""),
+		TLSCertFile:     get("CARTEIRO_TLS_CERT_FILE", ""),
+		TLSKeyFile:      get("CARTEIRO_TLS_KEY_FILE", ""),
+		HeloName:        get("CARTEIRO_HELO_NAME", ""),
+		SystemFrom:      get("CARTEIRO_SYSTEM_FROM", "Carteiro <no-reply@carteiro.localhost>"),
+		SecretKey:       get("CARTEIRO_SECRET_KEY", ""),
+		RedisURL:        get("CARTEIRO_REDIS_URL", ""),
+		Warmup:          get("CARTEIRO_WARMUP", "auto"),
+		WebhookCAFile:   get("CARTEIRO_WEBHOOK_CA_FILE", ""),
+		LogFormat:       get("CARTEIRO_LOG_FORMAT", ""),
+		MetricsToken:    get("CARTEIRO_METRICS_TOKEN", ""),
+		DKIMSelector:    get("CARTEIRO_DKIM_SELECTOR", "cart1"),
+		DKIMLibcrypto:   get("CARTEIRO_DKIM_LIBCRYPTO", "auto"),
 	}
 	// An empty CARTEIRO_INBOUND_ADDR disables the listener (D56), so unset
 	// and empty differ here.
 	if _, set := lookupEnv("CARTEIRO_INBOUND_ADDR"); !set {
 		c.InboundAddr = ":2525"
 	}
+	// Likewise an empty CARTEIRO_SUBMISSION_ADDR turns submission off (D74).
+	if _, set := lookupEnv("CARTEIRO_SUBMISSION_ADDR"); !set {
+		c.SubmissionAddr = ":2587"
+	}
+	c.SubmissionAddr = strings.TrimSpace(c.SubmissionAddr)
 	var errs []error
 	var err error
 	if c.DirectPort, err = strconv.Atoi(get("CARTEIRO_DIRECT_PORT", "25")); err != nil || c.DirectPort < 1 || c.DirectPort > 65535 {
@@ -204,6 +221,9 @@ func (c *Config) validate() []error {
 	}
 	if strings.ContainsAny(c.HeloName, " \t\r\n") {
 		errs = append(errs, fmt.Errorf("CARTEIRO_HELO_NAME: want a host name, got %q", c.HeloName))
+	}
+	if (c.TLSCertFile == "") != (c.TLSKeyFile == "") {
+		errs = append(errs, errors.New("CARTEIRO_TLS_CERT_FILE and CARTEIRO_TLS_KEY_FILE: set both or neither"))
 	}
 	if c.SecretKey != "" && len(c.SecretKey) < 32 {
 		errs = append(errs, errors.New("CARTEIRO_SECRET_KEY: want at least 32 characters"))

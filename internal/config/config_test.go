@@ -16,15 +16,17 @@ func TestDefaultsMatchD56(t *testing.T) {
 		t.Fatal(err)
 	}
 	checks := map[string][2]string{
-		"HTTPAddr":      {c.HTTPAddr, ":8080"},
-		"DatabaseURL":   {c.DatabaseURL, "sqlite:./carteiro.db"},
-		"PublicURL":     {c.PublicURL, "http://localhost:8080"},
-		"Delivery":      {c.Delivery, "direct"},
-		"InboundAddr":   {c.InboundAddr, ":2525"},
-		"BounceHost":    {c.BounceHost, "bounces.carteiro.localhost"},
-		"SystemFrom":    {c.SystemFrom, "Carteiro <no-reply@carteiro.localhost>"},
-		"Warmup":        {c.Warmup, "auto"},
-		"DKIMLibcrypto": {c.DKIMLibcrypto, "auto"},
+		"HTTPAddr":        {c.HTTPAddr, ":8080"},
+		"DatabaseURL":     {c.DatabaseURL, "sqlite:./carteiro.db"},
+		"PublicURL":       {c.PublicURL, "http://localhost:8080"},
+		"Delivery":        {c.Delivery, "direct"},
+		"InboundAddr":     {c.InboundAddr, ":2525"},
+		"SubmissionAddr":  {c.SubmissionAddr, ":2587"},
+		"SubmissionsAddr": {c.SubmissionsAddr, ""},
+		"BounceHost":      {c.BounceHost, "bounces.carteiro.localhost"},
+		"SystemFrom":      {c.SystemFrom, "Carteiro <no-reply@carteiro.localhost>"},
+		"Warmup":          {c.Warmup, "auto"},
+		"DKIMLibcrypto":   {c.DKIMLibcrypto, "auto"},
 	}
 	for name, v := range checks {
 		if v[0] != v[1] {
@@ -48,6 +50,21 @@ func TestEmptyInboundAddrDisablesListener(t *testing.T) {
 	}
 	if c.InboundAddr != "" {
 		t.Fatalf("InboundAddr = %q, want empty (disabled)", c.InboundAddr)
+	}
+}
+
+// D74: an empty address turns either submission listener off.
+func TestSubmissionAddrsD74(t *testing.T) {
+	c, err := Load(env(map[string]string{"CARTEIRO_SUBMISSION_ADDR": "", "CARTEIRO_SUBMISSIONS_ADDR": ":2465"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.SubmissionAddr != "" || c.SubmissionsAddr != ":2465" {
+		t.Fatalf("SubmissionAddr = %q, SubmissionsAddr = %q; want off and :2465", c.SubmissionAddr, c.SubmissionsAddr)
+	}
+	_, err = Load(env(map[string]string{"CARTEIRO_TLS_CERT_FILE": "/x.pem"}))
+	if err == nil || !strings.Contains(err.Error(), "CARTEIRO_TLS_KEY_FILE") {
+		t.Fatalf("a certificate without its key: err = %v, want one naming CARTEIRO_TLS_KEY_FILE", err)
 	}
 }
 

@@ -40,6 +40,10 @@ func NewMetrics(depth func(ctx context.Context) (map[string]int, error)) *Metric
 	return m
 }
 
+// Register adds other components' collectors (the SMTP submission
+// listener's) to /metrics.
+func (m *Metrics) Register(cs ...prometheus.Collector) { m.registry.MustRegister(cs...) }
+
 func (m *Metrics) observe(method, route string, status int, d time.Duration) {
 	if m == nil {
 		return

@@ -7,6 +7,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"github.com/carteiro/carteiro/internal/render"
@@ -15,6 +16,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -32,6 +34,7 @@ import (
 	"github.com/carteiro/carteiro/internal/ratelimit"
 	"github.com/carteiro/carteiro/internal/secrets"
 	"github.com/carteiro/carteiro/internal/store"
+	"github.com/carteiro/carteiro/internal/submission"
 	"github.com/carteiro/carteiro/internal/webhook"
 )
 
@@ -51,6 +54,9 @@ type Options struct {
 	// QueuePollInterval and SweepInterval shorten waits in tests.
 	QueuePollInterval time.Duration
 	SweepInterval     time.Duration
+	// SubmissionLoopbackIsRemote makes the submission listener treat
+	// loopback clients as remote ones (tests of D74's TLS-before-AUTH).
+	SubmissionLoopbackIsRemote bool
 }
 
 // Server is a running Carteiro.
@@ -70,6 +76,7 @@ type Server struct {
 	transport mta.Transport
 	templates *templating.Engine
 	inbound   *inbound.Server
+	submit    *submission.Server
 	served    chan struct{}
 	serveErr  error
 	// releaseStore gives up the SQLite serving lock (claimStore).
@@ -210,7 +217,17 @@ func (s *Server) build(ctx context.Context, o Options) error {
 			return err
 		}
 	}
-	return s.Queue.Start(ctx, s.App, qopts)
+	if err := s.Queue.Start(ctx, s.App, qopts); err != nil {
+		return err
+	}
+	if o.Role != RoleWorker && (o.Config.SubmissionAddr != "" || o.Config.SubmissionsAddr != "") {
+		// D74: submission accepts mail as the API does, so API processes
+		// (and "all") run it, never worker-only ones.
+		if err := s.listenSubmission(ctx, o, box, limiter, limits.PerKey, metrics); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // recordGrace is how long an attempt may keep trying to record its outcome
@@ -287,6 +304,53 @@ func (s *Server) Listen(addr string) error {
 	return nil
 }
 
+// listenSubmission starts the SMTP submission listeners of D74.
+func (s *Server) listenSubmission(ctx context.Context, o Options, box *secrets.Box, limiter ratelimit.Limiter,
+	perKey ratelimit.Rule, metrics *httpapi.Metrics) error {
+	hostname := submissionHostname(o.Config)
+	cert, err := submission.Certificate(ctx, o.Config.TLSCertFile, o.Config.TLSKeyFile, hostname, s.Store, box)
+	if err != nil {
+		return fmt.Errorf("SMTP submission certificate: %w", err)
+	}
+	sm := submission.NewMetrics()
+	metrics.Register(sm.Collectors()...)
+	s.submit, err = submission.Listen(submission.Options{
+		Addr: o.Config.SubmissionAddr, ImplicitTLSAddr: o.Config.SubmissionsAddr, Hostname: hostname,
+		TLS:     &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12},
+		Limiter: limiter, PerKey: perKey, LoopbackIsRemote: o.SubmissionLoopbackIsRemote,
+		Logger: o.Logger, Metrics: sm,
+	}, s.App)
+	if err != nil {
+		return fmt.Errorf("SMTP submission listener: %w", err)
+	}
+	return nil
+}
+
+// submissionHostname names the submission greeting and the self-signed
+// certificate: the public URL's host.
+func submissionHostname(c config.Config) string {
+	if u, err := url.Parse(c.PublicURL); err == nil && u.Hostname() != "" {
+		return u.Hostname()
+	}
+	return "localhost"
+}
+
+// SubmissionAddr is the STARTTLS submission listener's address, "" when off.
+func (s *Server) SubmissionAddr() string {
+	if s.submit == nil {
+		return ""
+	}
+	return s.submit.Addr()
+}
+
+// SubmissionsAddr is the implicit TLS submission listener's address, "" when off.
+func (s *Server) SubmissionsAddr() string {
+	if s.submit == nil {
+		return ""
+	}
+	return s.submit.ImplicitTLSAddr()
+}
+
 // InboundAddr is the inbound SMTP listener's address, or "" when off.
 func (s *Server) InboundAddr() string {
 	if s.inbound == nil {
@@ -314,6 +378,11 @@ func (s *Server) Shutdown(ctx context.Context) error {
 			errs = append(errs, fmt.Errorf("http shutdown: %w", err))
 		}
 		<-s.served
+	}
+	if s.submit != nil {
+		if err := s.submit.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("submission close: %w", err))
+		}
 	}
 	if s.inbound != nil {
 		if err := s.inbound.Close(); err != nil {

@@ -133,6 +133,12 @@ var (
 	checkerErr  error
 )
 
+// SubmissionLoopbackIsRemote, set to "true" in StartServer's env, makes
+// the SMTP submission listener treat this test's loopback connections as
+// remote ones (D74: no AUTH before STARTTLS), since tests can only connect
+// over loopback. It is a test hook, not a CARTEIRO_* setting.
+const SubmissionLoopbackIsRemote = "TEST_SUBMISSION_LOOPBACK_IS_REMOTE"
+
 // StartServer starts a Carteiro on a fresh database of backend b. env
 // overrides settings (CARTEIRO_* names of D56).
 func StartServer(t testing.TB, b Backend, env map[string]string) *TestServer {
@@ -143,14 +149,15 @@ func StartServer(t testing.TB, b Backend, env map[string]string) *TestServer {
 	}
 	dns := testutil.NewDNSServer(t)
 	settings := map[string]string{
-		"CARTEIRO_HTTP_ADDR":      "127.0.0.1:0",
-		"CARTEIRO_DATABASE_URL":   DatabaseURL(t, b),
-		"CARTEIRO_DNS_SERVER":     dns.Addr(),
-		"CARTEIRO_INBOUND_ADDR":   "",
-		"CARTEIRO_SECRET_KEY":     carteiro.RandomBase62(48),
-		"CARTEIRO_LOG_FORMAT":     "json",
-		"CARTEIRO_RATE_LIMIT_IP":  "1000,2000",
-		"CARTEIRO_RATE_LIMIT_KEY": "1000,2000",
+		"CARTEIRO_HTTP_ADDR":       "127.0.0.1:0",
+		"CARTEIRO_DATABASE_URL":    DatabaseURL(t, b),
+		"CARTEIRO_DNS_SERVER":      dns.Addr(),
+		"CARTEIRO_INBOUND_ADDR":    "",
+		"CARTEIRO_SUBMISSION_ADDR": "",
+		"CARTEIRO_SECRET_KEY":      carteiro.RandomBase62(48),
+		"CARTEIRO_LOG_FORMAT":      "json",
+		"CARTEIRO_RATE_LIMIT_IP":   "1000,2000",
+		"CARTEIRO_RATE_LIMIT_KEY":  "1000,2000",
 	}
 	if os.Getenv("CI") != "" {
 		// CI machines have libcrypto.so.3: every DKIM signature the
@@ -158,7 +165,12 @@ func StartServer(t testing.TB, b Backend, env map[string]string) *TestServer {
 		// it fails to load fails the tests instead of falling back.
 		settings["CARTEIRO_DKIM_LIBCRYPTO"] = "on"
 	}
+	loopbackIsRemote := false
 	for k, v := range env {
+		if k == SubmissionLoopbackIsRemote {
+			loopbackIsRemote = v == "true"
+			continue
+		}
 		settings[k] = v
 	}
 	cfg, err := config.Load(func(k string) (string, bool) { v, ok := settings[k]; return v, ok })
@@ -169,7 +181,7 @@ func StartServer(t testing.TB, b Backend, env map[string]string) *TestServer {
 	logger := slog.New(logctx.Handler{Handler: slog.NewJSONHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn})})
 	ctx := context.Background()
 	srv, err := server.Open(ctx, server.Options{Config: cfg, Clock: clock, Logger: logger,
-		QueuePollInterval: 50 * time.Millisecond, SweepInterval: time.Hour})
+		QueuePollInterval: 50 * time.Millisecond, SweepInterval: time.Hour, SubmissionLoopbackIsRemote: loopbackIsRemote})
 	if err != nil {
 		t.Fatalf("start server: %v", err)
 	}
