@@ -35,14 +35,14 @@ func (a Address) String() string {
 	if strings.ContainsAny(a.Name, ",;<>") {
 		// Quoted, so that ParseAddress reads the name back whole rather
 		// than as a second address (D67).
-		return quoteDisplayName(a.Name) + " <" + a.Email + ">"
+		return QuoteDisplayName(a.Name) + " <" + a.Email + ">"
 	}
 	return a.Name + " <" + a.Email + ">"
 }
 
-// quoteDisplayName writes name as one quoted string, escaping its quotes
-// and backslashes.
-func quoteDisplayName(name string) string {
+// QuoteDisplayName writes name as one RFC 5322 quoted string, escaping its
+// quotes and backslashes.
+func QuoteDisplayName(name string) string {
 	var b strings.Builder
 	b.WriteByte('"')
 	for i := 0; i < len(name); i++ {

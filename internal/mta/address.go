@@ -77,17 +77,7 @@ func formatPhrase(name string) string {
 	if isAtomPhrase(name) {
 		return name
 	}
-	var b strings.Builder
-	b.Grow(len(name) + 2)
-	b.WriteByte('"')
-	for i := 0; i < len(name); i++ {
-		if c := name[i]; c == '"' || c == '\\' {
-			b.WriteByte('\\')
-		}
-		b.WriteByte(name[i])
-	}
-	b.WriteByte('"')
-	return b.String()
+	return carteiro.QuoteDisplayName(name)
 }
 
 // isAtomPhrase reports whether name is a sequence of atoms separated by
