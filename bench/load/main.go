@@ -127,6 +127,7 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) (err error) {
 		acceptRep := &report{opts: baseline, machine: rep.machine, when: time.Now()}
 		describeTimed(acceptRep, baseline, accept)
 		acceptRep.write(stdout)
+		rep.when = time.Now()
 		progress("smtp: %d sessions at %s, %s warm-up then %s measured", o.clients, submissionAddr, o.warmup, o.duration)
 		describeSMTP(rep, o, measureTimed(ctx, o, api, submissionAddr, srv.Pid(), sk), accept)
 	} else {
