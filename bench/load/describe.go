@@ -20,10 +20,13 @@ type timedRun struct {
 
 // measureTimed runs the accept or batch scenario and reads CPU time and
 // the sink's count at both ends of the measured window.
-func measureTimed(ctx context.Context, o options, api *apiClient, pid int, sk *sink) timedRun {
+func measureTimed(ctx context.Context, o options, api *apiClient, submissionAddr string, pid int, sk *sink) timedRun {
 	send := singleSender(api)
-	if o.scenario == "batch" {
+	switch o.scenario {
+	case "batch":
 		send = batchSender(api, o.batch)
+	case "smtp":
+		send = smtpSender(submissionAddr, api.key, o.clients)
 	}
 	result := make(chan *tally, 1)
 	go func() { result <- runTimed(ctx, o.clients, o.warmup, o.duration, emailsPerCall(o), send) }()
@@ -56,7 +59,19 @@ func sleep(ctx context.Context, d time.Duration) {
 	}
 }
 
-// describeTimed fills the report of an accept or batch run.
+// describeSMTP fills the report of an smtp run and compares it with the
+// accept run made just before on the same server (issue 27's targets).
+func describeSMTP(rep *report, o options, r, accept timedRun) {
+	describeTimed(rep, o, r)
+	rate := float64(r.tally.accepted) / r.window.Seconds()
+	acceptRate := float64(accept.tally.accepted) / accept.window.Seconds()
+	lat, acceptLat := summarize(r.tally.latencies), summarize(accept.tally.latencies)
+	rep.row("session reuse", "%d messages per SMTP session (RSET, MAIL again), then QUIT and a new STARTTLS + AUTH", messagesPerSession)
+	rep.check(fmt.Sprintf("≥70 %% of the single POST /emails rate (%s)", perSecond(acceptRate)), perSecond(rate), acceptRate > 0 && rate >= 0.7*acceptRate)
+	rep.check(fmt.Sprintf("p99 ≤ 2× the POST /emails p99 (%s)", millis(acceptLat.P99)), millis(lat.P99), lat.Count > 0 && lat.P99 <= 2*acceptLat.P99)
+}
+
+// describeTimed fills the report of an accept, batch or smtp run.
 func describeTimed(rep *report, o options, r timedRun) {
 	t := r.tally
 	rate := float64(t.accepted) / r.window.Seconds()
@@ -86,8 +101,12 @@ func describeTimed(rep *report, o options, r timedRun) {
 	case "batch":
 		rep.check("≥20,000 emails/s accepted (POST /emails/batch of 100)", perSecond(rate), rate >= 20000 && o.batch == maxBatch)
 	}
-	if failed := t.calls - t.statuses["202"]; failed > 0 {
-		rep.note("%s call(s) were not answered 202: see the status counts.", thousands(failed))
+	ok := "202"
+	if o.scenario == "smtp" {
+		ok = "250"
+	}
+	if failed := t.calls - t.statuses[ok]; failed > 0 {
+		rep.note("%s call(s) were not answered %s: see the status counts.", thousands(failed), ok)
 	}
 }
 

@@ -10,6 +10,8 @@
 //	accept  N clients send single emails as fast as they can (durable accepts)
 //	batch   the same with batches of 100 items
 //	e2e     send -emails emails in batches and wait until the sink has them all
+//	smtp    an accept run, then N SMTP sessions (STARTTLS, AUTH PLAIN, 1000
+//	        messages of 5 KB each per session) on the same server (D74)
 //
 // With -role api the server runs as an API node (serve --role api, D1): it
 // accepts and delivers nothing, so accept and batch measure the accept path

@@ -29,7 +29,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("load", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.store, "store", "sqlite", "sqlite or postgres (a fresh schema in "+postgresAdminURL+")")
-	fs.StringVar(&o.scenario, "scenario", "accept", "accept (single POST /emails), batch (POST /emails/batch of 100) or e2e (send -emails and wait for delivery)")
+	fs.StringVar(&o.scenario, "scenario", "accept", "accept (single POST /emails), batch (POST /emails/batch of 100), e2e (send -emails and wait for delivery) or smtp (5 KB messages over SMTP submission with STARTTLS, after an accept run on the same server for comparison)")
 	fs.IntVar(&o.clients, "clients", 32, "concurrent clients")
 	fs.DurationVar(&o.duration, "duration", 20*time.Second, "measured time of accept and batch, after the warm-up")
 	fs.DurationVar(&o.warmup, "warmup", 3*time.Second, "warm-up of accept and batch, not measured")
@@ -48,8 +48,8 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
 	case o.store != "sqlite" && o.store != "postgres":
 		return o, fmt.Errorf("-store: want sqlite or postgres, got %q", o.store)
-	case o.scenario != "accept" && o.scenario != "batch" && o.scenario != "e2e":
-		return o, fmt.Errorf("-scenario: want accept, batch or e2e, got %q", o.scenario)
+	case o.scenario != "accept" && o.scenario != "batch" && o.scenario != "e2e" && o.scenario != "smtp":
+		return o, fmt.Errorf("-scenario: want accept, batch, e2e or smtp, got %q", o.scenario)
 	case o.clients < 1 || o.clients > 1024:
 		return o, errors.New("-clients: want 1 to 1024")
 	case o.duration <= 0 || o.duration > time.Hour || o.warmup < 0 || o.warmup > 10*time.Minute:
@@ -74,7 +74,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 // out.
 func (o options) commandLine() string {
 	cmd := fmt.Sprintf("go run ./bench/load -store %s -scenario %s -clients %d", o.store, o.scenario, o.clients)
-	if o.scenario != "accept" && o.batch != maxBatch {
+	if (o.scenario == "batch" || o.scenario == "e2e") && o.batch != maxBatch {
 		cmd += fmt.Sprintf(" -batch %d", o.batch)
 	}
 	if o.scenario == "e2e" {

@@ -19,7 +19,7 @@ type sender func(ctx context.Context, first int64) outcome
 
 // emailsPerCall is how many emails one call of the scenario carries.
 func emailsPerCall(o options) int {
-	if o.scenario == "accept" {
+	if o.scenario == "accept" || o.scenario == "smtp" {
 		return 1
 	}
 	return o.batch
