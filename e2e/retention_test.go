@@ -81,7 +81,13 @@ func TestD77RetentionDeletesContentThenRecords(t *testing.T) {
 		s := getEmail(t, ts, ts.TestKey, later.ID)
 		testserver.Must(t, s.Status == "scheduled" && s.Text != nil && *s.Text == "waiting text", "scheduled email touched: %+v", s)
 		testserver.Must(t, statsEqual(stats, statsTotals(t, ts, ts.TestKey, t0)), "stats changed: %v", statsTotals(t, ts, ts.TestKey, t0))
-		m := metricsBody(t, ts)
+		// The counters move when the whole pass ends (webhook deliveries and
+		// idempotency keys come after the content), not at each batch.
+		var m string
+		waitFor(t, func() bool {
+			m = metricsBody(t, ts)
+			return strings.Contains(m, `carteiro_retention_purged_total{kind="idempotency_key"} 1`)
+		})
 		testserver.Must(t, strings.Contains(m, `carteiro_retention_purged_total{kind="email_content"} 1`), "content purge not counted:\n%s", grepLines(m, "retention"))
 		testserver.Must(t, strings.Contains(m, `carteiro_retention_purged_total{kind="idempotency_key"} 1`), "expired key not purged:\n%s", grepLines(m, "retention"))
 		testserver.Must(t, !strings.Contains(m, "carteiro_retention_content_bytes_total 0"), "bytes freed not counted:\n%s", grepLines(m, "retention"))
