@@ -54,8 +54,7 @@ func sendCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	htmlFile := fs.String("html", "", "file holding the HTML body (- for standard input)")
 	text := fs.String("text", "", "plain-text body")
 	sandbox := fs.Bool("test", false, "sandbox: simulate the sending, deliver nothing (isSandbox)")
-	apiURL := fs.String("api", "", "server URL (default $"+envAPIURL+", else "+defaultAPIURL+")")
-	key := fs.String("key", "", "API key (default $"+envAPIKey+")")
+	api := addAPIFlags(fs)
 	asJSON := fs.Bool("json", false, "print the server's JSON answer")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err.Error()}
@@ -68,17 +67,9 @@ func sendCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	case *htmlFile == "" && *text == "":
 		return usageError{"send: give --html FILE, --text TEXT or both"}
 	}
-	if *key == "" {
-		*key, _ = lookupEnv(envAPIKey)
-	}
-	if *key == "" {
-		return usageError{"send: no API key: set " + envAPIKey + " or pass --key"}
-	}
-	if *apiURL == "" {
-		*apiURL, _ = lookupEnv(envAPIURL)
-	}
-	if *apiURL == "" {
-		*apiURL = defaultAPIURL
+	apiURL, key, err := api.resolve("send", lookupEnv)
+	if err != nil {
+		return err
 	}
 
 	body := map[string]any{"from": *from, "to": []string(to), "subject": *subject}
@@ -95,7 +86,7 @@ func sendCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if *sandbox {
 		body["isSandbox"] = true
 	}
-	answer, err := postJSON(ctx, strings.TrimRight(*apiURL, "/")+"/v1/product/emails", *key, body)
+	answer, err := postJSON(ctx, apiURL+"/v1/product/emails", key, body)
 	if err != nil {
 		return fmt.Errorf("send: %w", err)
 	}
