@@ -150,6 +150,13 @@ func TestCLIEmailsTail(t *testing.T) {
 		waitLine(t, asText, false, "the delivered line", func(l string) bool {
 			return strings.Contains(l, " delivered ") && strings.Contains(l, res.ID)
 		})
+
+		// A wrong key ends at once with the API's error (exit 1); a wrong
+		// command line is a usage error (exit 2).
+		code, _, errOut := runCLI(t, []string{"CARTEIRO_API_KEY=svc_live_wrong", "CARTEIRO_API_URL=" + ts.URL}, "emails", "tail")
+		testserver.Must(t, code == 1 && strings.Contains(errOut, "HTTP 401 INVALID_API_KEY"), "wrong key: exit %d %q", code, errOut)
+		code, _, errOut = runCLI(t, env, "webhook", "listen")
+		testserver.Must(t, code == 2 && strings.Contains(errOut, "--forward-to"), "listen without --forward-to: exit %d %q", code, errOut)
 	})
 }
 

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"encoding/json"
+	"errors"
 	"flag"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -49,5 +52,27 @@ func (a apiFlags) client(command string, lookupEnv env) (*sdk.Client, error) {
 		return nil, err
 	}
 	return sdk.NewClient(key, sdk.WithBaseURL(url), sdk.WithUserAgent("carteiro-cli/"+version),
-		sdk.WithHTTPClient(&http.Client{Timeout: sendTimeout})), nil
+		sdk.WithHTTPClient(&http.Client{Timeout: requestTimeout})), nil
+}
+
+// describeAPIError words an API error as the commands print it: the
+// status, the envelope's code and message, its details and the request id
+// (D9, D11), without the SDK's own prefix.
+func describeAPIError(err error) error {
+	var apiErr *sdk.Error
+	if !errors.As(err, &apiErr) {
+		return err
+	}
+	if apiErr.Code == "" {
+		return fmt.Errorf("HTTP %d", apiErr.Status)
+	}
+	msg := fmt.Sprintf("HTTP %d %s: %s", apiErr.Status, apiErr.Code, apiErr.Message)
+	if len(apiErr.Details) > 0 {
+		details, _ := json.Marshal(apiErr.Details)
+		msg += " " + string(details)
+	}
+	if apiErr.RequestID != "" {
+		msg += " (request " + apiErr.RequestID + ")"
+	}
+	return errors.New(msg)
 }

@@ -52,7 +52,7 @@ func newEmailWatcher(client *sdk.Client) *emailWatcher {
 func (w *emailWatcher) start(ctx context.Context, lookback time.Duration) error {
 	page, err := w.client.Emails.ListPage(ctx, &sdk.EmailListParams{Limit: 1})
 	if err != nil {
-		return fmt.Errorf("list emails: %w", err)
+		return fmt.Errorf("list emails: %w", describeAPIError(err))
 	}
 	if len(page.Emails) == 0 {
 		return nil // nothing sent yet: everything is new
@@ -97,7 +97,7 @@ func (w *emailWatcher) poll(ctx context.Context) ([]emailUpdate, error) {
 	var emails []sdk.Email
 	for e, err := range w.client.Emails.List(ctx, &sdk.EmailListParams{From: w.since, Limit: 100}) {
 		if err != nil {
-			return nil, fmt.Errorf("list emails: %w", err)
+			return nil, fmt.Errorf("list emails: %w", describeAPIError(err))
 		}
 		emails = append(emails, *e)
 	}
@@ -114,7 +114,7 @@ func (w *emailWatcher) poll(ctx context.Context) ([]emailUpdate, error) {
 		}
 		tl, err := w.client.Emails.Events(ctx, e.ID)
 		if err != nil {
-			return updates, fmt.Errorf("events of email %s: %w", e.ID, err)
+			return updates, fmt.Errorf("events of email %s: %w", e.ID, describeAPIError(err))
 		}
 		if !seen {
 			k = &watchedEmail{events: map[string]bool{}}
