@@ -12,10 +12,7 @@ import (
 	"math/big"
 	"net/http"
 	"net/url"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	sdk "github.com/carteiro/carteiro/sdk/go/carteiro"
@@ -60,25 +57,16 @@ func webhookCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 func listenCommand(ctx context.Context, args []string, stdout, stderr io.Writer, lookupEnv env) error {
 	fs := flag.NewFlagSet("webhook listen", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	api := addAPIFlags(fs)
 	forwardTo := fs.String("forward-to", "", "URL of the local app's webhook endpoint, such as http://localhost:3000/hooks")
 	secret := fs.String("secret", "", "signing secret (default $"+envListenSecret+", else a new whsec_ secret, printed)")
 	events := fs.String("events", "", "comma-separated event types to forward, such as email.delivered,email.bounced (default all)")
-	since := fs.Duration("since", 0, "also forward the events of emails created up to this long before the newest one")
-	interval := fs.Duration("interval", defaultPollInterval, "how often to ask the API")
-	asJSON := fs.Bool("json", false, "print one JSON object per line")
-	if err := fs.Parse(args); err != nil {
-		return usageError{err.Error()}
-	}
-	if fs.NArg() != 0 {
-		return usageError{"webhook listen: unexpected argument " + fs.Arg(0)}
+	f := addWatchFlags(fs, "also forward the events of emails created up to this long before the newest one")
+	if err := f.parse(fs, args); err != nil {
+		return err
 	}
 	target, err := url.Parse(*forwardTo)
 	if *forwardTo == "" || err != nil || (target.Scheme != "http" && target.Scheme != "https") || target.Host == "" {
 		return usageError{"webhook listen: --forward-to needs an http:// or https:// URL"}
-	}
-	if *interval < 100*time.Millisecond || *since < 0 {
-		return usageError{"webhook listen: --interval must be at least 100ms and --since not negative"}
 	}
 	wanted, err := parseEventTypes(*events)
 	if err != nil {
@@ -90,29 +78,23 @@ func listenCommand(ctx context.Context, args []string, stdout, stderr io.Writer,
 	if *secret == "" {
 		*secret = newListenSecret()
 	}
-	client, err := api.client("webhook listen", lookupEnv)
+	ctx, stop, w, err := f.start(ctx, "webhook listen", lookupEnv)
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-
 	relay := &listenRelay{target: *forwardTo, secret: *secret, http: &http.Client{Timeout: forwardTimeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 	out := json.NewEncoder(stdout)
-	w := newEmailWatcher(client)
-	if err := w.start(ctx, *since); err != nil {
-		return err
-	}
 	fmt.Fprintf(stderr, "Ready. Forwarding the organization's events to %s, signed with %s\n", *forwardTo, *secret)
-	fmt.Fprintf(stderr, "(polling the API every %s; Ctrl-C to stop)\n", *interval)
-	return w.run(ctx, *interval, func(u emailUpdate) error {
+	fmt.Fprintf(stderr, "(polling the API every %s; Ctrl-C to stop)\n", *f.interval)
+	return w.run(ctx, *f.interval, func(u emailUpdate) error {
 		for _, ev := range u.Events {
 			if !webhookEventTypes[ev.Type] || (len(wanted) > 0 && !wanted["email."+ev.Type]) {
 				continue
 			}
 			res := relay.forward(ctx, u.Email, ev)
-			if *asJSON {
+			if *f.asJSON {
 				if err := out.Encode(res); err != nil {
 					return err
 				}

@@ -6,17 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 )
-
-// defaultPollInterval is how often tail and listen ask the API: often
-// enough to feel live, seldom enough to stay far below the key's rate limit.
-const defaultPollInterval = 2 * time.Second
 
 // emailsCommand is `carteiro emails ...`.
 func emailsCommand(ctx context.Context, args []string, stdout, stderr io.Writer, lookupEnv env) error {
@@ -32,35 +25,21 @@ func emailsCommand(ctx context.Context, args []string, stdout, stderr io.Writer,
 func tailCommand(ctx context.Context, args []string, stdout, stderr io.Writer, lookupEnv env) error {
 	fs := flag.NewFlagSet("emails tail", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	api := addAPIFlags(fs)
-	since := fs.Duration("since", 0, "also show the emails created up to this long before the newest one (such as 10m)")
-	interval := fs.Duration("interval", defaultPollInterval, "how often to ask the API")
-	asJSON := fs.Bool("json", false, "print one JSON object per line")
-	if err := fs.Parse(args); err != nil {
-		return usageError{err.Error()}
+	f := addWatchFlags(fs, "also show the emails created up to this long before the newest one (such as 10m)")
+	if err := f.parse(fs, args); err != nil {
+		return err
 	}
-	if fs.NArg() != 0 {
-		return usageError{"emails tail: unexpected argument " + fs.Arg(0)}
-	}
-	if *interval < 100*time.Millisecond || *since < 0 {
-		return usageError{"emails tail: --interval must be at least 100ms and --since not negative"}
-	}
-	client, err := api.client("emails tail", lookupEnv)
+	ctx, stop, w, err := f.start(ctx, "emails tail", lookupEnv)
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	w := newEmailWatcher(client)
-	if err := w.start(ctx, *since); err != nil {
-		return err
-	}
 	// On stderr even with --json: stdout stays JSON lines, and a script can
 	// wait for this line to know that what it sends next will show.
-	fmt.Fprintf(stderr, "Watching the emails of this key's organization (every %s; Ctrl-C to stop)\n", *interval)
+	fmt.Fprintf(stderr, "Watching the emails of this key's organization (every %s; Ctrl-C to stop)\n", *f.interval)
 	out := json.NewEncoder(stdout)
-	return w.run(ctx, *interval, func(u emailUpdate) error {
-		if *asJSON {
+	return w.run(ctx, *f.interval, func(u emailUpdate) error {
+		if *f.asJSON {
 			return printTailJSON(out, u)
 		}
 		printTailText(stdout, u)

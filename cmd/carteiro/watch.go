@@ -3,8 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
+	"os"
+	"os/signal"
 	"slices"
+	"syscall"
 	"time"
 
 	sdk "github.com/carteiro/carteiro/sdk/go/carteiro"
@@ -142,4 +146,55 @@ func (w *emailWatcher) poll(ctx context.Context) ([]emailUpdate, error) {
 func eventKey(ev sdk.EmailEvent) string {
 	meta, _ := json.Marshal(ev.Metadata) // map keys are sorted
 	return ev.Type + "|" + ev.Timestamp.UTC().Format(time.RFC3339Nano) + "|" + string(meta)
+}
+
+// defaultPollInterval is how often tail and listen ask the API: often
+// enough to feel live, seldom enough to stay far below the key's rate limit.
+const defaultPollInterval = 2 * time.Second
+
+// watchFlags are the flags `emails tail` and `webhook listen` share.
+type watchFlags struct {
+	api      apiFlags
+	since    *time.Duration
+	interval *time.Duration
+	asJSON   *bool
+}
+
+func addWatchFlags(fs *flag.FlagSet, sinceUsage string) watchFlags {
+	return watchFlags{
+		api:      addAPIFlags(fs),
+		since:    fs.Duration("since", 0, sinceUsage),
+		interval: fs.Duration("interval", defaultPollInterval, "how often to ask the API"),
+		asJSON:   fs.Bool("json", false, "print one JSON object per line"),
+	}
+}
+
+// parse reads the command line; every mistake is a usage error.
+func (f watchFlags) parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return usageError{err.Error()}
+	}
+	if fs.NArg() != 0 {
+		return usageError{fs.Name() + ": unexpected argument " + fs.Arg(0)}
+	}
+	if *f.interval < 100*time.Millisecond || *f.since < 0 {
+		return usageError{fs.Name() + ": --interval must be at least 100ms and --since not negative"}
+	}
+	return nil
+}
+
+// start returns a watcher past its start (see emailWatcher.start) and a
+// context that ends on Ctrl-C or SIGTERM.
+func (f watchFlags) start(ctx context.Context, command string, lookupEnv env) (context.Context, context.CancelFunc, *emailWatcher, error) {
+	client, err := f.api.client(command, lookupEnv)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	w := newEmailWatcher(client)
+	if err := w.start(ctx, *f.since); err != nil {
+		stop()
+		return nil, nil, nil, err
+	}
+	return ctx, stop, w, nil
 }

@@ -18,10 +18,8 @@ func cursorPages[T any](ctx context.Context, fetch func(ctx context.Context, aft
 				yield(nil, err)
 				return
 			}
-			for i := range items {
-				if !yield(&items[i], nil) {
-					return
-				}
+			if !yieldAll(items, yield) {
+				return
 			}
 			if next == nil || *next == "" || len(items) == 0 || *next == after {
 				return
@@ -42,10 +40,8 @@ func offsetPages[T any](ctx context.Context, offset int, fetch func(ctx context.
 				yield(nil, err)
 				return
 			}
-			for i := range items {
-				if !yield(&items[i], nil) {
-					return
-				}
+			if !yieldAll(items, yield) {
+				return
 			}
 			offset += len(items)
 			if len(items) == 0 || offset >= total {
@@ -64,10 +60,16 @@ func onePage[T any](ctx context.Context, fetch func(ctx context.Context) ([]T, e
 			yield(nil, err)
 			return
 		}
-		for i := range items {
-			if !yield(&items[i], nil) {
-				return
-			}
+		yieldAll(items, yield)
+	}
+}
+
+// yieldAll yields a pointer to each item; false when the loop broke.
+func yieldAll[T any](items []T, yield func(*T, error) bool) bool {
+	for i := range items {
+		if !yield(&items[i], nil) {
+			return false
 		}
 	}
+	return true
 }
