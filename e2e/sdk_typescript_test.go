@@ -86,7 +86,7 @@ func tapCount(report, what string) int {
 // vector.
 func TestTypeScriptClientOffline(t *testing.T) {
 	node := tsClient(t)
-	runNodeTests(t, node, "test/offline/", 19)
+	runNodeTests(t, node, "test/offline/", 20)
 }
 
 // TestTypeScriptClientLive runs the client's live tests against the real

@@ -10,7 +10,10 @@ export const schemaFile = fileURLToPath(new URL("../src/schema.ts", import.meta.
 export const descriptionFile = fileURLToPath(new URL("../../../docs/openapi.yaml", import.meta.url));
 
 export async function regenerate() {
-  const ast = await openapiTS(new URL(`file://${descriptionFile}`));
+  // Defaults are what the server fills in, not what a request must carry:
+  // with openapi-typescript's defaultNonNullable a field with a default
+  // (isActive, sourceLocale) would be required in request bodies.
+  const ast = await openapiTS(new URL(`file://${descriptionFile}`), { defaultNonNullable: false });
   return COMMENT_HEADER + astToString(ast);
 }
 

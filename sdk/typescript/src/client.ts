@@ -193,3 +193,18 @@ function must<T>(data: T | undefined, response: Response): T {
   }
   return data;
 }
+
+/**
+ * The data of an `api` call, for code that wants the value alone:
+ * `const email = await unwrap(carteiro.api.GET("/emails/{id}", ...))`.
+ * Error answers have thrown a {@link CarteiroError} already; a 204 gives
+ * undefined.
+ */
+export async function unwrap<T>(pending: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+  const { data, error, response } = await pending;
+  if (error !== undefined) {
+    // Only reached with a fetch that bypasses the client's middleware.
+    throw await CarteiroError.fromResponse(response);
+  }
+  return data as T;
+}

@@ -1,4 +1,4 @@
-export { Carteiro } from "./client.js";
+export { Carteiro, unwrap } from "./client.js";
 export type {
   Audience,
   BatchItemResult,

@@ -2441,7 +2441,7 @@ export interface components {
              * @default manual
              * @enum {string}
              */
-            reason: "manual" | "bounce" | "complaint";
+            reason?: "manual" | "bounce" | "complaint";
             /**
              * Format: date-time
              * @description In the future; absent for a block without end (D46).
@@ -2512,9 +2512,9 @@ export interface components {
             format?: components["schemas"]["TemplateFormatInput"];
             variables?: components["schemas"]["TemplateVariable"][];
             /** @default true */
-            isActive: boolean;
+            isActive?: boolean;
             /** @default en */
-            sourceLocale: string;
+            sourceLocale?: string;
             starterSlug?: string | null;
         };
         /** @description PATCH /templates/:id (4.3). Only the fields sent change; at least one. */
@@ -2589,7 +2589,7 @@ export interface components {
             name: string;
             description?: string | null;
             /** @default true */
-            active: boolean;
+            active?: boolean;
         };
         UpdateAudienceRequest: {
             name?: string;

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { before, test } from "node:test";
 
-import { Carteiro, CarteiroError, verifyServiceSignature, verifyStandardWebhook, verifyWebhook, WebhookVerificationError } from "../../dist/index.js";
+import { Carteiro, CarteiroError, unwrap, verifyServiceSignature, verifyStandardWebhook, verifyWebhook, WebhookVerificationError } from "../../dist/index.js";
 
 function env(name) {
   const value = process.env[name];
@@ -38,6 +38,8 @@ test("a send is accepted, read back, and its key replays it once", async () => {
   const read = await client.getEmail(first.id);
   assert.equal(read.subject, `hello ${run}`);
   assert.deepEqual(read.to, ["ana@dest.example"]);
+  const raw = await unwrap(client.api.GET("/emails/{id}", { params: { path: { id: first.id } } }));
+  assert.equal(raw.id, first.id);
 });
 
 test("the same key with another body is a typed 409", async () => {
