@@ -146,7 +146,10 @@ export interface paths {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The email's id. An unknown id, or one of another organization or mode, answers 404 (D7, D11). */
+                /**
+                 * @description The email's id. An unknown id, or one of another organization or mode, answers 404 (D7, D11).
+                 * @example 01a21d67-ae7b-7e26-a1dc-26fb22a24f3c
+                 */
                 id: components["parameters"]["EmailId"];
             };
             cookie?: never;
@@ -173,7 +176,10 @@ export interface paths {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The email's id. An unknown id, or one of another organization or mode, answers 404 (D7, D11). */
+                /**
+                 * @description The email's id. An unknown id, or one of another organization or mode, answers 404 (D7, D11).
+                 * @example 01a21d67-ae7b-7e26-a1dc-26fb22a24f3c
+                 */
                 id: components["parameters"]["EmailId"];
             };
             cookie?: never;
@@ -205,7 +211,10 @@ export interface paths {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The email's id. An unknown id, or one of another organization or mode, answers 404 (D7, D11). */
+                /**
+                 * @description The email's id. An unknown id, or one of another organization or mode, answers 404 (D7, D11).
+                 * @example 01a21d67-ae7b-7e26-a1dc-26fb22a24f3c
+                 */
                 id: components["parameters"]["EmailId"];
             };
             cookie?: never;
@@ -237,7 +246,10 @@ export interface paths {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The email's id. An unknown id, or one of another organization or mode, answers 404 (D7, D11). */
+                /**
+                 * @description The email's id. An unknown id, or one of another organization or mode, answers 404 (D7, D11).
+                 * @example 01a21d67-ae7b-7e26-a1dc-26fb22a24f3c
+                 */
                 id: components["parameters"]["EmailId"];
             };
             cookie?: never;
@@ -307,7 +319,10 @@ export interface paths {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The domain's id. An unknown id, or one of another organization, answers 404 (D11). */
+                /**
+                 * @description The domain's id. An unknown id, or one of another organization, answers 404 (D11).
+                 * @example 01a21d67-ad47-7b1b-8ac1-d1ee4142d083
+                 */
                 id: components["parameters"]["DomainId"];
             };
             cookie?: never;
@@ -342,7 +357,10 @@ export interface paths {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The domain's id. An unknown id, or one of another organization, answers 404 (D11). */
+                /**
+                 * @description The domain's id. An unknown id, or one of another organization, answers 404 (D11).
+                 * @example 01a21d67-ad47-7b1b-8ac1-d1ee4142d083
+                 */
                 id: components["parameters"]["DomainId"];
             };
             cookie?: never;
@@ -374,7 +392,10 @@ export interface paths {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The domain's id. An unknown id, or one of another organization, answers 404 (D11). */
+                /**
+                 * @description The domain's id. An unknown id, or one of another organization, answers 404 (D11).
+                 * @example 01a21d67-ad47-7b1b-8ac1-d1ee4142d083
+                 */
                 id: components["parameters"]["DomainId"];
             };
             cookie?: never;
@@ -412,7 +433,10 @@ export interface paths {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The domain's id. An unknown id, or one of another organization, answers 404 (D11). */
+                /**
+                 * @description The domain's id. An unknown id, or one of another organization, answers 404 (D11).
+                 * @example 01a21d67-ad47-7b1b-8ac1-d1ee4142d083
+                 */
                 id: components["parameters"]["DomainId"];
             };
             cookie?: never;
@@ -520,7 +544,10 @@ export interface paths {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The sender's id. An unknown id, or one of another organization, answers 404 (D11). */
+                /**
+                 * @description The sender's id. An unknown id, or one of another organization, answers 404 (D11).
+                 * @example 01a21d67-b6b6-7a38-ac34-2c2ca2894999
+                 */
                 id: components["parameters"]["SenderId"];
             };
             cookie?: never;
@@ -591,7 +618,10 @@ export interface paths {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The webhook's id. An unknown id, or one of another organization, answers 404 (D11). */
+                /**
+                 * @description The webhook's id. An unknown id, or one of another organization, answers 404 (D11).
+                 * @example 01a21d67-b6cd-75b8-8b2f-d0966bcec001
+                 */
                 id: components["parameters"]["WebhookId"];
             };
             cookie?: never;
@@ -639,7 +669,10 @@ export interface paths {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The webhook's id. An unknown id, or one of another organization, answers 404 (D11). */
+                /**
+                 * @description The webhook's id. An unknown id, or one of another organization, answers 404 (D11).
+                 * @example 01a21d67-b6cd-75b8-8b2f-d0966bcec001
+                 */
                 id: components["parameters"]["WebhookId"];
             };
             cookie?: never;
@@ -672,7 +705,10 @@ export interface paths {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The webhook's id. An unknown id, or one of another organization, answers 404 (D11). */
+                /**
+                 * @description The webhook's id. An unknown id, or one of another organization, answers 404 (D11).
+                 * @example 01a21d67-b6cd-75b8-8b2f-d0966bcec001
+                 */
                 id: components["parameters"]["WebhookId"];
             };
             cookie?: never;
@@ -704,7 +740,10 @@ export interface paths {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The webhook's id. An unknown id, or one of another organization, answers 404 (D11). */
+                /**
+                 * @description The webhook's id. An unknown id, or one of another organization, answers 404 (D11).
+                 * @example 01a21d67-b6cd-75b8-8b2f-d0966bcec001
+                 */
                 id: components["parameters"]["WebhookId"];
             };
             cookie?: never;
@@ -800,7 +839,10 @@ export interface paths {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The audience's id. An unknown id, or one of another organization, answers 404 (D11). */
+                /**
+                 * @description The audience's id. An unknown id, or one of another organization, answers 404 (D11).
+                 * @example 01a21d67-baf8-7db0-a68c-c914e571b027
+                 */
                 id: components["parameters"]["AudienceId"];
             };
             cookie?: never;
@@ -838,7 +880,10 @@ export interface paths {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The audience's id. An unknown id, or one of another organization, answers 404 (D11). */
+                /**
+                 * @description The audience's id. An unknown id, or one of another organization, answers 404 (D11).
+                 * @example 01a21d67-baf8-7db0-a68c-c914e571b027
+                 */
                 id: components["parameters"]["AudienceId"];
             };
             cookie?: never;
@@ -872,7 +917,10 @@ export interface paths {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The audience's id. An unknown id, or one of another organization, answers 404 (D11). */
+                /**
+                 * @description The audience's id. An unknown id, or one of another organization, answers 404 (D11).
+                 * @example 01a21d67-baf8-7db0-a68c-c914e571b027
+                 */
                 id: components["parameters"]["AudienceId"];
             };
             cookie?: never;
@@ -905,9 +953,15 @@ export interface paths {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The audience's id. An unknown id, or one of another organization, answers 404 (D11). */
+                /**
+                 * @description The audience's id. An unknown id, or one of another organization, answers 404 (D11).
+                 * @example 01a21d67-baf8-7db0-a68c-c914e571b027
+                 */
                 id: components["parameters"]["AudienceId"];
-                /** @description The contact's id in that audience; unknown answers 404. */
+                /**
+                 * @description The contact's id in that audience; unknown answers 404.
+                 * @example 01a21d67-bb01-78b3-9ac8-b402f8f78cdf
+                 */
                 contactId: components["parameters"]["ContactId"];
             };
             cookie?: never;
@@ -978,7 +1032,10 @@ export interface paths {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The broadcast's id; unknown, another organization's or the other mode's answers 404 (D7, D11). */
+                /**
+                 * @description The broadcast's id; unknown, another organization's or the other mode's answers 404 (D7, D11).
+                 * @example 01a21d67-bb2c-771c-9dec-184ae847f800
+                 */
                 id: components["parameters"]["BroadcastId"];
             };
             cookie?: never;
@@ -1008,7 +1065,10 @@ export interface paths {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The broadcast's id; unknown, another organization's or the other mode's answers 404 (D7, D11). */
+                /**
+                 * @description The broadcast's id; unknown, another organization's or the other mode's answers 404 (D7, D11).
+                 * @example 01a21d67-bb2c-771c-9dec-184ae847f800
+                 */
                 id: components["parameters"]["BroadcastId"];
             };
             cookie?: never;
@@ -1043,7 +1103,10 @@ export interface paths {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The broadcast's id; unknown, another organization's or the other mode's answers 404 (D7, D11). */
+                /**
+                 * @description The broadcast's id; unknown, another organization's or the other mode's answers 404 (D7, D11).
+                 * @example 01a21d67-bb2c-771c-9dec-184ae847f800
+                 */
                 id: components["parameters"]["BroadcastId"];
             };
             cookie?: never;
@@ -1197,7 +1260,10 @@ export interface paths {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The template's id. An unknown id, or one of another organization, answers 404 (D11). */
+                /**
+                 * @description The template's id. An unknown id, or one of another organization, answers 404 (D11).
+                 * @example 01a21d67-bb12-7c3e-8f0a-5d1c2b3a4e5f
+                 */
                 id: components["parameters"]["TemplateId"];
             };
             cookie?: never;
@@ -1279,7 +1345,10 @@ export interface paths {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The suppression's id. An unknown id, or one of another organization, answers 404 (D11). */
+                /**
+                 * @description The suppression's id. An unknown id, or one of another organization, answers 404 (D11).
+                 * @example 01a21d67-bb40-7d2e-9a1b-3c4d5e6f7a8b
+                 */
                 id: components["parameters"]["SuppressionId"];
             };
             cookie?: never;
@@ -1314,7 +1383,10 @@ export interface paths {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The suppression's id. An unknown id, or one of another organization, answers 404 (D11). */
+                /**
+                 * @description The suppression's id. An unknown id, or one of another organization, answers 404 (D11).
+                 * @example 01a21d67-bb40-7d2e-9a1b-3c4d5e6f7a8b
+                 */
                 id: components["parameters"]["SuppressionId"];
             };
             cookie?: never;
@@ -3292,17 +3364,35 @@ export interface components {
          *     `Content-Language`.
          */
         AcceptLanguage: string;
-        /** @description The domain's id. An unknown id, or one of another organization, answers 404 (D11). */
+        /**
+         * @description The domain's id. An unknown id, or one of another organization, answers 404 (D11).
+         * @example 01a21d67-ad47-7b1b-8ac1-d1ee4142d083
+         */
         DomainId: string;
-        /** @description The email's id. An unknown id, or one of another organization or mode, answers 404 (D7, D11). */
+        /**
+         * @description The email's id. An unknown id, or one of another organization or mode, answers 404 (D7, D11).
+         * @example 01a21d67-ae7b-7e26-a1dc-26fb22a24f3c
+         */
         EmailId: string;
-        /** @description The sender's id. An unknown id, or one of another organization, answers 404 (D11). */
+        /**
+         * @description The sender's id. An unknown id, or one of another organization, answers 404 (D11).
+         * @example 01a21d67-b6b6-7a38-ac34-2c2ca2894999
+         */
         SenderId: string;
-        /** @description The webhook's id. An unknown id, or one of another organization, answers 404 (D11). */
+        /**
+         * @description The webhook's id. An unknown id, or one of another organization, answers 404 (D11).
+         * @example 01a21d67-b6cd-75b8-8b2f-d0966bcec001
+         */
         WebhookId: string;
-        /** @description The audience's id. An unknown id, or one of another organization, answers 404 (D11). */
+        /**
+         * @description The audience's id. An unknown id, or one of another organization, answers 404 (D11).
+         * @example 01a21d67-baf8-7db0-a68c-c914e571b027
+         */
         AudienceId: string;
-        /** @description The contact's id in that audience; unknown answers 404. */
+        /**
+         * @description The contact's id in that audience; unknown answers 404.
+         * @example 01a21d67-bb01-78b3-9ac8-b402f8f78cdf
+         */
         ContactId: string;
         /** @description Page size, 1 to 200 (4.4). */
         AudienceLimit: number;
@@ -3310,7 +3400,10 @@ export interface components {
         ContactLimit: number;
         /** @description How many items to skip. */
         Offset: number;
-        /** @description The broadcast's id; unknown, another organization's or the other mode's answers 404 (D7, D11). */
+        /**
+         * @description The broadcast's id; unknown, another organization's or the other mode's answers 404 (D7, D11).
+         * @example 01a21d67-bb2c-771c-9dec-184ae847f800
+         */
         BroadcastId: string;
         BroadcastStatusFilter: components["schemas"]["BroadcastStatus"];
         /** @description Created at or after (ISO 8601). */
@@ -3320,15 +3413,30 @@ export interface components {
         /** @description The nextCursor of the previous page (D27). */
         BroadcastAfter: string;
         BroadcastLimit: number;
-        /** @description The signed token of a broadcast email's unsubscribe link (D43). */
+        /**
+         * @description The signed token of a broadcast email's unsubscribe link (D43).
+         * @example AZIdZ7ssdxyd7BhK6pdHgAGiHWe6-H2wpozJFOVxsCc
+         */
         UnsubscribeToken: string;
-        /** @description The token of a sender's verification email (D36, D59). */
+        /**
+         * @description The token of a sender's verification email (D36, D59).
+         * @example Xq3vT9LmN2pR7sK4wY8zB1cD5fG6hJ0a
+         */
         SenderToken: string;
-        /** @description The template's id. An unknown id, or one of another organization, answers 404 (D11). */
+        /**
+         * @description The template's id. An unknown id, or one of another organization, answers 404 (D11).
+         * @example 01a21d67-bb12-7c3e-8f0a-5d1c2b3a4e5f
+         */
         TemplateId: string;
-        /** @description The suppression's id. An unknown id, or one of another organization, answers 404 (D11). */
+        /**
+         * @description The suppression's id. An unknown id, or one of another organization, answers 404 (D11).
+         * @example 01a21d67-bb40-7d2e-9a1b-3c4d5e6f7a8b
+         */
         SuppressionId: string;
-        /** @description The signed token put into the email at send time (D53); opaque to clients. */
+        /**
+         * @description The signed token put into the email at send time (D53); opaque to clients.
+         * @example AZIdZ66efia1ZSqQLZT_qAqhnR2YcNpRYTn8aBL4iP0
+         */
         TrackingToken: string;
         /**
          * @description Same meaning as the body's `idempotencyKey` (D22): at most 256 characters, scoped to the
@@ -3628,7 +3736,10 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The email's id. An unknown id, or one of another organization or mode, answers 404 (D7, D11). */
+                /**
+                 * @description The email's id. An unknown id, or one of another organization or mode, answers 404 (D7, D11).
+                 * @example 01a21d67-ae7b-7e26-a1dc-26fb22a24f3c
+                 */
                 id: components["parameters"]["EmailId"];
             };
             cookie?: never;
@@ -3671,7 +3782,10 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The email's id. An unknown id, or one of another organization or mode, answers 404 (D7, D11). */
+                /**
+                 * @description The email's id. An unknown id, or one of another organization or mode, answers 404 (D7, D11).
+                 * @example 01a21d67-ae7b-7e26-a1dc-26fb22a24f3c
+                 */
                 id: components["parameters"]["EmailId"];
             };
             cookie?: never;
@@ -3714,7 +3828,10 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The email's id. An unknown id, or one of another organization or mode, answers 404 (D7, D11). */
+                /**
+                 * @description The email's id. An unknown id, or one of another organization or mode, answers 404 (D7, D11).
+                 * @example 01a21d67-ae7b-7e26-a1dc-26fb22a24f3c
+                 */
                 id: components["parameters"]["EmailId"];
             };
             cookie?: never;
@@ -3762,7 +3879,10 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The email's id. An unknown id, or one of another organization or mode, answers 404 (D7, D11). */
+                /**
+                 * @description The email's id. An unknown id, or one of another organization or mode, answers 404 (D7, D11).
+                 * @example 01a21d67-ae7b-7e26-a1dc-26fb22a24f3c
+                 */
                 id: components["parameters"]["EmailId"];
             };
             cookie?: never;
@@ -3897,7 +4017,10 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The domain's id. An unknown id, or one of another organization, answers 404 (D11). */
+                /**
+                 * @description The domain's id. An unknown id, or one of another organization, answers 404 (D11).
+                 * @example 01a21d67-ad47-7b1b-8ac1-d1ee4142d083
+                 */
                 id: components["parameters"]["DomainId"];
             };
             cookie?: never;
@@ -3940,7 +4063,10 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The domain's id. An unknown id, or one of another organization, answers 404 (D11). */
+                /**
+                 * @description The domain's id. An unknown id, or one of another organization, answers 404 (D11).
+                 * @example 01a21d67-ad47-7b1b-8ac1-d1ee4142d083
+                 */
                 id: components["parameters"]["DomainId"];
             };
             cookie?: never;
@@ -3989,7 +4115,10 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The domain's id. An unknown id, or one of another organization, answers 404 (D11). */
+                /**
+                 * @description The domain's id. An unknown id, or one of another organization, answers 404 (D11).
+                 * @example 01a21d67-ad47-7b1b-8ac1-d1ee4142d083
+                 */
                 id: components["parameters"]["DomainId"];
             };
             cookie?: never;
@@ -4038,7 +4167,10 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The domain's id. An unknown id, or one of another organization, answers 404 (D11). */
+                /**
+                 * @description The domain's id. An unknown id, or one of another organization, answers 404 (D11).
+                 * @example 01a21d67-ad47-7b1b-8ac1-d1ee4142d083
+                 */
                 id: components["parameters"]["DomainId"];
             };
             cookie?: never;
@@ -4087,7 +4219,10 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The domain's id. An unknown id, or one of another organization, answers 404 (D11). */
+                /**
+                 * @description The domain's id. An unknown id, or one of another organization, answers 404 (D11).
+                 * @example 01a21d67-ad47-7b1b-8ac1-d1ee4142d083
+                 */
                 id: components["parameters"]["DomainId"];
             };
             cookie?: never;
@@ -4262,7 +4397,10 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The sender's id. An unknown id, or one of another organization, answers 404 (D11). */
+                /**
+                 * @description The sender's id. An unknown id, or one of another organization, answers 404 (D11).
+                 * @example 01a21d67-b6b6-7a38-ac34-2c2ca2894999
+                 */
                 id: components["parameters"]["SenderId"];
             };
             cookie?: never;
@@ -4391,7 +4529,10 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The webhook's id. An unknown id, or one of another organization, answers 404 (D11). */
+                /**
+                 * @description The webhook's id. An unknown id, or one of another organization, answers 404 (D11).
+                 * @example 01a21d67-b6cd-75b8-8b2f-d0966bcec001
+                 */
                 id: components["parameters"]["WebhookId"];
             };
             cookie?: never;
@@ -4434,7 +4575,10 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The webhook's id. An unknown id, or one of another organization, answers 404 (D11). */
+                /**
+                 * @description The webhook's id. An unknown id, or one of another organization, answers 404 (D11).
+                 * @example 01a21d67-b6cd-75b8-8b2f-d0966bcec001
+                 */
                 id: components["parameters"]["WebhookId"];
             };
             cookie?: never;
@@ -4483,7 +4627,10 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The webhook's id. An unknown id, or one of another organization, answers 404 (D11). */
+                /**
+                 * @description The webhook's id. An unknown id, or one of another organization, answers 404 (D11).
+                 * @example 01a21d67-b6cd-75b8-8b2f-d0966bcec001
+                 */
                 id: components["parameters"]["WebhookId"];
             };
             cookie?: never;
@@ -4524,7 +4671,10 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The webhook's id. An unknown id, or one of another organization, answers 404 (D11). */
+                /**
+                 * @description The webhook's id. An unknown id, or one of another organization, answers 404 (D11).
+                 * @example 01a21d67-b6cd-75b8-8b2f-d0966bcec001
+                 */
                 id: components["parameters"]["WebhookId"];
             };
             cookie?: never;
@@ -4584,7 +4734,10 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The webhook's id. An unknown id, or one of another organization, answers 404 (D11). */
+                /**
+                 * @description The webhook's id. An unknown id, or one of another organization, answers 404 (D11).
+                 * @example 01a21d67-b6cd-75b8-8b2f-d0966bcec001
+                 */
                 id: components["parameters"]["WebhookId"];
             };
             cookie?: never;
@@ -4628,7 +4781,10 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The webhook's id. An unknown id, or one of another organization, answers 404 (D11). */
+                /**
+                 * @description The webhook's id. An unknown id, or one of another organization, answers 404 (D11).
+                 * @example 01a21d67-b6cd-75b8-8b2f-d0966bcec001
+                 */
                 id: components["parameters"]["WebhookId"];
             };
             cookie?: never;
@@ -4677,7 +4833,10 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The webhook's id. An unknown id, or one of another organization, answers 404 (D11). */
+                /**
+                 * @description The webhook's id. An unknown id, or one of another organization, answers 404 (D11).
+                 * @example 01a21d67-b6cd-75b8-8b2f-d0966bcec001
+                 */
                 id: components["parameters"]["WebhookId"];
             };
             cookie?: never;
@@ -4868,7 +5027,10 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The audience's id. An unknown id, or one of another organization, answers 404 (D11). */
+                /**
+                 * @description The audience's id. An unknown id, or one of another organization, answers 404 (D11).
+                 * @example 01a21d67-baf8-7db0-a68c-c914e571b027
+                 */
                 id: components["parameters"]["AudienceId"];
             };
             cookie?: never;
@@ -4911,7 +5073,10 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The audience's id. An unknown id, or one of another organization, answers 404 (D11). */
+                /**
+                 * @description The audience's id. An unknown id, or one of another organization, answers 404 (D11).
+                 * @example 01a21d67-baf8-7db0-a68c-c914e571b027
+                 */
                 id: components["parameters"]["AudienceId"];
             };
             cookie?: never;
@@ -4960,7 +5125,10 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The audience's id. An unknown id, or one of another organization, answers 404 (D11). */
+                /**
+                 * @description The audience's id. An unknown id, or one of another organization, answers 404 (D11).
+                 * @example 01a21d67-baf8-7db0-a68c-c914e571b027
+                 */
                 id: components["parameters"]["AudienceId"];
             };
             cookie?: never;
@@ -5006,7 +5174,10 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The audience's id. An unknown id, or one of another organization, answers 404 (D11). */
+                /**
+                 * @description The audience's id. An unknown id, or one of another organization, answers 404 (D11).
+                 * @example 01a21d67-baf8-7db0-a68c-c914e571b027
+                 */
                 id: components["parameters"]["AudienceId"];
             };
             cookie?: never;
@@ -5050,7 +5221,10 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The audience's id. An unknown id, or one of another organization, answers 404 (D11). */
+                /**
+                 * @description The audience's id. An unknown id, or one of another organization, answers 404 (D11).
+                 * @example 01a21d67-baf8-7db0-a68c-c914e571b027
+                 */
                 id: components["parameters"]["AudienceId"];
             };
             cookie?: never;
@@ -5100,7 +5274,10 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The audience's id. An unknown id, or one of another organization, answers 404 (D11). */
+                /**
+                 * @description The audience's id. An unknown id, or one of another organization, answers 404 (D11).
+                 * @example 01a21d67-baf8-7db0-a68c-c914e571b027
+                 */
                 id: components["parameters"]["AudienceId"];
             };
             cookie?: never;
@@ -5149,9 +5326,15 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The audience's id. An unknown id, or one of another organization, answers 404 (D11). */
+                /**
+                 * @description The audience's id. An unknown id, or one of another organization, answers 404 (D11).
+                 * @example 01a21d67-baf8-7db0-a68c-c914e571b027
+                 */
                 id: components["parameters"]["AudienceId"];
-                /** @description The contact's id in that audience; unknown answers 404. */
+                /**
+                 * @description The contact's id in that audience; unknown answers 404.
+                 * @example 01a21d67-bb01-78b3-9ac8-b402f8f78cdf
+                 */
                 contactId: components["parameters"]["ContactId"];
             };
             cookie?: never;
@@ -5200,9 +5383,15 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The audience's id. An unknown id, or one of another organization, answers 404 (D11). */
+                /**
+                 * @description The audience's id. An unknown id, or one of another organization, answers 404 (D11).
+                 * @example 01a21d67-baf8-7db0-a68c-c914e571b027
+                 */
                 id: components["parameters"]["AudienceId"];
-                /** @description The contact's id in that audience; unknown answers 404. */
+                /**
+                 * @description The contact's id in that audience; unknown answers 404.
+                 * @example 01a21d67-bb01-78b3-9ac8-b402f8f78cdf
+                 */
                 contactId: components["parameters"]["ContactId"];
             };
             cookie?: never;
@@ -5337,7 +5526,10 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The broadcast's id; unknown, another organization's or the other mode's answers 404 (D7, D11). */
+                /**
+                 * @description The broadcast's id; unknown, another organization's or the other mode's answers 404 (D7, D11).
+                 * @example 01a21d67-bb2c-771c-9dec-184ae847f800
+                 */
                 id: components["parameters"]["BroadcastId"];
             };
             cookie?: never;
@@ -5380,7 +5572,10 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The broadcast's id; unknown, another organization's or the other mode's answers 404 (D7, D11). */
+                /**
+                 * @description The broadcast's id; unknown, another organization's or the other mode's answers 404 (D7, D11).
+                 * @example 01a21d67-bb2c-771c-9dec-184ae847f800
+                 */
                 id: components["parameters"]["BroadcastId"];
             };
             cookie?: never;
@@ -5424,7 +5619,10 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The broadcast's id; unknown, another organization's or the other mode's answers 404 (D7, D11). */
+                /**
+                 * @description The broadcast's id; unknown, another organization's or the other mode's answers 404 (D7, D11).
+                 * @example 01a21d67-bb2c-771c-9dec-184ae847f800
+                 */
                 id: components["parameters"]["BroadcastId"];
             };
             cookie?: never;
@@ -5688,7 +5886,10 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The template's id. An unknown id, or one of another organization, answers 404 (D11). */
+                /**
+                 * @description The template's id. An unknown id, or one of another organization, answers 404 (D11).
+                 * @example 01a21d67-bb12-7c3e-8f0a-5d1c2b3a4e5f
+                 */
                 id: components["parameters"]["TemplateId"];
             };
             cookie?: never;
@@ -5731,7 +5932,10 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The template's id. An unknown id, or one of another organization, answers 404 (D11). */
+                /**
+                 * @description The template's id. An unknown id, or one of another organization, answers 404 (D11).
+                 * @example 01a21d67-bb12-7c3e-8f0a-5d1c2b3a4e5f
+                 */
                 id: components["parameters"]["TemplateId"];
             };
             cookie?: never;
@@ -5772,7 +5976,10 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The template's id. An unknown id, or one of another organization, answers 404 (D11). */
+                /**
+                 * @description The template's id. An unknown id, or one of another organization, answers 404 (D11).
+                 * @example 01a21d67-bb12-7c3e-8f0a-5d1c2b3a4e5f
+                 */
                 id: components["parameters"]["TemplateId"];
             };
             cookie?: never;
@@ -5919,7 +6126,10 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The suppression's id. An unknown id, or one of another organization, answers 404 (D11). */
+                /**
+                 * @description The suppression's id. An unknown id, or one of another organization, answers 404 (D11).
+                 * @example 01a21d67-bb40-7d2e-9a1b-3c4d5e6f7a8b
+                 */
                 id: components["parameters"]["SuppressionId"];
             };
             cookie?: never;
@@ -5962,7 +6172,10 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The suppression's id. An unknown id, or one of another organization, answers 404 (D11). */
+                /**
+                 * @description The suppression's id. An unknown id, or one of another organization, answers 404 (D11).
+                 * @example 01a21d67-bb40-7d2e-9a1b-3c4d5e6f7a8b
+                 */
                 id: components["parameters"]["SuppressionId"];
             };
             cookie?: never;
@@ -6003,7 +6216,10 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description The suppression's id. An unknown id, or one of another organization, answers 404 (D11). */
+                /**
+                 * @description The suppression's id. An unknown id, or one of another organization, answers 404 (D11).
+                 * @example 01a21d67-bb40-7d2e-9a1b-3c4d5e6f7a8b
+                 */
                 id: components["parameters"]["SuppressionId"];
             };
             cookie?: never;
@@ -6194,7 +6410,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The signed token put into the email at send time (D53); opaque to clients. */
+                /**
+                 * @description The signed token put into the email at send time (D53); opaque to clients.
+                 * @example AZIdZ66efia1ZSqQLZT_qAqhnR2YcNpRYTn8aBL4iP0
+                 */
                 token: components["parameters"]["TrackingToken"];
             };
             cookie?: never;
@@ -6225,7 +6444,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The signed token put into the email at send time (D53); opaque to clients. */
+                /**
+                 * @description The signed token put into the email at send time (D53); opaque to clients.
+                 * @example AZIdZ66efia1ZSqQLZT_qAqhnR2YcNpRYTn8aBL4iP0
+                 */
                 token: components["parameters"]["TrackingToken"];
             };
             cookie?: never;
@@ -6262,7 +6484,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The signed token of a broadcast email's unsubscribe link (D43). */
+                /**
+                 * @description The signed token of a broadcast email's unsubscribe link (D43).
+                 * @example AZIdZ7ssdxyd7BhK6pdHgAGiHWe6-H2wpozJFOVxsCc
+                 */
                 token: components["parameters"]["UnsubscribeToken"];
             };
             cookie?: never;
@@ -6292,7 +6517,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The signed token of a broadcast email's unsubscribe link (D43). */
+                /**
+                 * @description The signed token of a broadcast email's unsubscribe link (D43).
+                 * @example AZIdZ7ssdxyd7BhK6pdHgAGiHWe6-H2wpozJFOVxsCc
+                 */
                 token: components["parameters"]["UnsubscribeToken"];
             };
             cookie?: never;
@@ -6322,7 +6550,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The token of a sender's verification email (D36, D59). */
+                /**
+                 * @description The token of a sender's verification email (D36, D59).
+                 * @example Xq3vT9LmN2pR7sK4wY8zB1cD5fG6hJ0a
+                 */
                 token: components["parameters"]["SenderToken"];
             };
             cookie?: never;
@@ -6353,7 +6584,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The token of a sender's verification email (D36, D59). */
+                /**
+                 * @description The token of a sender's verification email (D36, D59).
+                 * @example Xq3vT9LmN2pR7sK4wY8zB1cD5fG6hJ0a
+                 */
                 token: components["parameters"]["SenderToken"];
             };
             cookie?: never;
