@@ -7,6 +7,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -117,6 +118,94 @@ func TestD80BroadcastShapedPerDestination(t *testing.T) {
 			testserver.Must(t, ok && int(delivered) == want[dest], "/metrics delivered for %s: %v (found %v), want %d", dest, delivered, ok, want[dest])
 			limitMetric, ok := destinationMetric(t, ts, "carteiro_destination_connection_limit", dest)
 			testserver.Must(t, ok && limitMetric == limit, "/metrics connection limit for %s: %v, want %d", dest, limitMetric, limit)
+		}
+	})
+}
+
+// D80 end to end: a destination whose exchanger refuses connections is
+// held after 5 failures in a row. Its emails stay queued with one
+// delivery_delayed event each and are not tried while held (a D23 retry
+// falling in the hold connects to nothing); the other destination is
+// delivered meanwhile; once the hold ends the held emails are delivered.
+func TestD80RefusingDestinationIsHeldThenDelivers(t *testing.T) {
+	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
+		fine := testutil.NewSMTPServer(t, testutil.WithListenAddr("127.0.0.60:0"))
+		downAddr := net.JoinHostPort("127.0.0.61", strconv.Itoa(fine.Port()))
+		refusing, err := net.Listen("tcp", downAddr)
+		testserver.Must(t, err == nil, "listen %s: %v", downAddr, err)
+		var tries atomic.Int64
+		go func() {
+			for {
+				conn, err := refusing.Accept()
+				if err != nil {
+					return
+				}
+				tries.Add(1)
+				_ = conn.Close() // no greeting: a failed connection
+			}
+		}()
+		ts := testserver.StartServer(t, b, map[string]string{
+			"CARTEIRO_DELIVERY": "direct", "CARTEIRO_DIRECT_PORT": strconv.Itoa(fine.Port()), "CARTEIRO_SMTP_TIMEOUT": "5s",
+			"CARTEIRO_DESTINATION_CONNECTIONS": "2", "CARTEIRO_WARMUP": "off", "CARTEIRO_TRACKING": "false",
+		})
+		d := createDomain(t, ts, ts.LiveKey, "shop.example")
+		publish(ts, d)
+		testserver.Must(t, verify(t, ts, ts.LiveKey, d.ID).Status == "verified", "domain not verified")
+		ts.DNS.SetMX("down.example", testutil.MX{Host: "mx.down.example", Pref: 10})
+		ts.DNS.SetA("mx.down.example", "127.0.0.61")
+		ts.DNS.SetMX("fine.example", testutil.MX{Host: "mx.fine.example", Pref: 10})
+		ts.DNS.SetA("mx.fine.example", "127.0.0.60")
+
+		const n = 8
+		var down, ok []string
+		for i := range n {
+			down = append(down, send(t, ts, ts.LiveKey, map[string]any{"from": "orders@shop.example", "to": fmt.Sprintf("r%d@down.example", i), "subject": "held", "text": "t"}).ID)
+			ok = append(ok, send(t, ts, ts.LiveKey, map[string]any{"from": "orders@shop.example", "to": fmt.Sprintf("r%d@fine.example", i), "subject": "fine", "text": "t"}).ID)
+		}
+		for _, id := range ok {
+			waitStatus(t, ts, ts.LiveKey, id, "delivered")
+		}
+		for _, id := range down {
+			e := waitAttempts(t, ts, ts.LiveKey, id, 1)
+			testserver.Must(t, e.Status == "queued", "held email %s: %s", id, e.Status)
+		}
+		tried := tries.Load()
+		// 5 failures in a row, and at most one more already under way
+		// (2 connections allowed).
+		testserver.Must(t, tried >= 5 && tried <= 6, "%d connection attempts to the refusing destination, want 5 or 6, then the hold", tried)
+		held, found := destinationMetric(t, ts, "carteiro_destination_held", "down.example")
+		testserver.Must(t, found && held == 1, "/metrics held for down.example: %v (found %v), want 1", held, found)
+
+		// A minute later the D23 retries of the emails that met a failed
+		// connection come due, within the hold: they connect to nothing.
+		ts.Clock.Advance(61 * time.Second)
+		waitFor(t, func() bool {
+			for _, id := range down {
+				if getEmail(t, ts, ts.LiveKey, id).Attempts >= 2 {
+					return true
+				}
+			}
+			return false
+		})
+		testserver.Must(t, tries.Load() == tried, "%d connection attempts during the hold", tries.Load()-tried)
+
+		// The exchanger is back; the hold (5 minutes from the frozen clock's
+		// start) ends: the held emails were rescheduled for that moment,
+		// not for their next D23 step (5 minutes after the 61 s retry), so
+		// they are delivered now, each with the one delivery_delayed event
+		// of its first deferral.
+		_ = refusing.Close()
+		back := testutil.NewSMTPServer(t, testutil.WithListenAddr(downAddr))
+		ts.Clock.Advance(4 * time.Minute)
+		for _, id := range down {
+			waitStatus(t, ts, ts.LiveKey, id, "delivered")
+			evs := events(t, ts, ts.LiveKey, id)
+			testserver.Must(t, len(findEvents(evs, "delivery_delayed")) == 1, "email %s timeline %v, want one delivery_delayed", id, eventTypes(evs))
+		}
+		counts := back.RecipientCounts()
+		for i := range n {
+			rcpt := fmt.Sprintf("r%d@down.example", i)
+			testserver.Must(t, counts[rcpt] == 1, "%s received %d time(s), want once", rcpt, counts[rcpt])
 		}
 	})
 }

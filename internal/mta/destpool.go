@@ -151,7 +151,7 @@ func (p *destPool) release(s *session, reusable bool) {
 	keep := reusable && !p.closed && s.messages < p.shape.TransactionsPerConnection &&
 		p.open <= p.conc.limit(now) && p.heldErr(now) == nil
 	if keep {
-		s.lastUsed = now
+		s.lastUsed = time.Now()
 		p.idle = append(p.idle, s)
 	} else {
 		p.open--
@@ -257,7 +257,7 @@ func (p *destPool) tick() (forget bool) {
 	var expired []*session
 	kept := p.idle[:0]
 	for _, s := range p.idle {
-		if now.Sub(s.lastUsed) >= p.idleFor {
+		if time.Since(s.lastUsed) >= p.idleFor {
 			expired = append(expired, s)
 			p.open--
 		} else {
@@ -298,7 +298,7 @@ func (p *destPool) heldErr(now time.Time) error {
 // one of hosts that is still fresh, nil when there is none; the expired
 // ones met on the way are closed in the background (p.mu is held, which
 // must not wait on a QUIT). p.mu is held.
-func (p *destPool) takeIdle(now time.Time, hosts []string) *session {
+func (p *destPool) takeIdle(hosts []string) *session {
 	var expired []*session
 	defer func() {
 		if len(expired) > 0 {
@@ -307,7 +307,7 @@ func (p *destPool) takeIdle(now time.Time, hosts []string) *session {
 	}()
 	for i := len(p.idle) - 1; i >= 0; i-- {
 		s := p.idle[i]
-		if now.Sub(s.lastUsed) >= p.idleFor {
+		if time.Since(s.lastUsed) >= p.idleFor {
 			expired = append(expired, s)
 			p.removeIdle(i)
 			p.open--
@@ -343,7 +343,7 @@ func (p *destPool) dispatch(now time.Time) {
 		if w == nil {
 			return
 		}
-		if s := p.takeIdle(now, w.hosts); s != nil {
+		if s := p.takeIdle(w.hosts); s != nil {
 			p.nextWaiter().ch <- grant{s: s}
 			continue
 		}

@@ -70,8 +70,9 @@ type DirectOptions struct {
 	// Logger receives the line logged when a destination slows down or is
 	// held; nil discards it.
 	Logger *slog.Logger
-	// Now is the clock of holds, idle connections and recovery (default
-	// time.Now).
+	// Now is the clock of holds and of the concurrency's recovery: the
+	// service's clock, which tests move (default time.Now). Idle
+	// connections are timed in real time, as the servers time them.
 	Now func() time.Time
 }
 

@@ -135,7 +135,7 @@ func (s *Server) build(ctx context.Context, o Options) error {
 	if err != nil {
 		return fmt.Errorf("CARTEIRO_SYSTEM_FROM: %w", err)
 	}
-	if s.transport, err = newTransport(o.Config, resolver, o.Logger); err != nil {
+	if s.transport, err = newTransport(o.Config, resolver, o.Logger, o.Clock); err != nil {
 		return err
 	}
 	hooks, err := webhook.NewClient(webhook.ClientOptions{AllowPrivate: o.Config.WebhookAllowPrivate, CAFile: o.Config.WebhookCAFile,

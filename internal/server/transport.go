@@ -5,13 +5,14 @@ import (
 	"log/slog"
 	"os"
 
+	"github.com/carteiro/carteiro"
 	"github.com/carteiro/carteiro/internal/config"
 	"github.com/carteiro/carteiro/internal/dnscheck"
 	"github.com/carteiro/carteiro/internal/mta"
 )
 
 // newTransport picks relay or direct MX delivery (D3, D56).
-func newTransport(cfg config.Config, resolver *dnscheck.Resolver, logger *slog.Logger) (mta.Transport, error) {
+func newTransport(cfg config.Config, resolver *dnscheck.Resolver, logger *slog.Logger, clock carteiro.Clock) (mta.Transport, error) {
 	timeout := cfg.SMTPTimeout
 	if cfg.Delivery == "relay" {
 		r, err := mta.NewRelay(cfg.RelayURL, mta.RelayOptions{
@@ -35,6 +36,7 @@ func newTransport(cfg config.Config, resolver *dnscheck.Resolver, logger *slog.L
 		Connections: cfg.DestinationConnections,
 		Shaping:     cfg.Shaping,
 		Logger:      logger,
+		Now:         clock.Now,
 	}), nil
 }
 
