@@ -52,6 +52,9 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) (err error) {
 			return err
 		}
 	}
+	if o.scenario == "direct" {
+		return runDirect(ctx, o, bin, dir, stdout, progress)
+	}
 	sk, err := startSink()
 	if err != nil {
 		return err

@@ -302,10 +302,14 @@ func (a *App) recordAttempt(ctx context.Context, e *carteiro.Email, all, pending
 			}
 		} else {
 			retryAt = now.Add(retryDelay(e.Attempts))
-			if allHeld && heldUntil.After(now) {
+			if allHeld {
 				// Trying a held destination earlier would only defer
-				// again; its end is when delivery can succeed.
+				// again; its end is when delivery can succeed (now, if
+				// it ended while this attempt was recorded).
 				retryAt = heldUntil
+				if retryAt.Before(now) {
+					retryAt = now
+				}
 			}
 		}
 	}

@@ -65,6 +65,7 @@ type destPool struct {
 	held     time.Time     // held until then
 	lastUsed time.Time
 	closed   bool
+	retiring int // connections being closed, still counted in open
 
 	delivered, deferred atomic.Int64
 }
@@ -153,18 +154,42 @@ func (p *destPool) release(s *session, reusable bool) {
 	if keep {
 		s.lastUsed = time.Now()
 		p.idle = append(p.idle, s)
-	} else {
-		p.open--
+		p.dispatch(now)
+		p.mu.Unlock()
+		return
 	}
-	p.dispatch(now)
 	p.mu.Unlock()
-	switch {
-	case keep:
-	case reusable:
+	// Closed before its room is given to another delivery, so the
+	// destination never sees one connection more than the limit.
+	if reusable {
 		s.quit()
-	default:
+	} else {
 		s.close()
 	}
+	p.freeRoom(1)
+}
+
+// freeRoom gives the room of n closed connections to waiting deliveries.
+func (p *destPool) freeRoom(n int) {
+	p.mu.Lock()
+	p.open -= n
+	p.dispatch(p.now())
+	p.mu.Unlock()
+}
+
+// retire closes connections taken out of the pool but still counted in
+// p.open, then frees their room; it runs in the background of a caller
+// holding p.mu.
+func (p *destPool) retire(ss []*session) {
+	p.retiring += len(ss)
+	go func() {
+		quitAll(ss)
+		p.mu.Lock()
+		p.retiring -= len(ss)
+		p.open -= len(ss)
+		p.dispatch(p.now())
+		p.mu.Unlock()
+	}()
 }
 
 // connected reports a connection opened: the failures in a row end.
@@ -212,13 +237,15 @@ func (p *destPool) slowDown(r Result) {
 	now := p.now()
 	from, to, changed := p.conc.slowDown(now)
 	var extra []*session
-	for p.open > to && len(p.idle) > 0 {
+	for p.open-len(extra) > to && len(p.idle) > 0 {
 		extra = append(extra, p.idle[0])
 		p.idle = p.idle[1:]
-		p.open--
 	}
 	p.mu.Unlock()
-	quitAll(extra)
+	if len(extra) > 0 {
+		quitAll(extra)
+		p.freeRoom(len(extra))
+	}
 	if changed {
 		p.logger.Info("destination slowed down", "destination", p.key, "connections_from", from,
 			"connections_to", to, "reply", r.Summary())
@@ -259,7 +286,6 @@ func (p *destPool) tick() (forget bool) {
 	for _, s := range p.idle {
 		if time.Since(s.lastUsed) >= p.idleFor {
 			expired = append(expired, s)
-			p.open--
 		} else {
 			kept = append(kept, s)
 		}
@@ -270,7 +296,10 @@ func (p *destPool) tick() (forget bool) {
 	forget = p.open == 0 && len(p.urgent)+len(p.bulk) == 0 && p.heldErr(now) == nil &&
 		p.conc.limit(now) == p.conc.ceiling && now.Sub(p.lastUsed) >= quietPoolLifetime
 	p.mu.Unlock()
-	quitAll(expired)
+	if len(expired) > 0 {
+		quitAll(expired)
+		p.freeRoom(len(expired))
+	}
 	return forget
 }
 
@@ -296,13 +325,13 @@ func (p *destPool) heldErr(now time.Time) error {
 
 // takeIdle removes and returns the most recently used idle connection to
 // one of hosts that is still fresh, nil when there is none; the expired
-// ones met on the way are closed in the background (p.mu is held, which
+// ones met on the way are retired in the background (p.mu is held, which
 // must not wait on a QUIT). p.mu is held.
 func (p *destPool) takeIdle(hosts []string) *session {
 	var expired []*session
 	defer func() {
 		if len(expired) > 0 {
-			go quitAll(expired)
+			p.retire(expired)
 		}
 	}()
 	for i := len(p.idle) - 1; i >= 0; i-- {
@@ -310,7 +339,6 @@ func (p *destPool) takeIdle(hosts []string) *session {
 		if time.Since(s.lastUsed) >= p.idleFor {
 			expired = append(expired, s)
 			p.removeIdle(i)
-			p.open--
 			continue
 		}
 		if slices.Contains(hosts, s.host) {
@@ -347,16 +375,17 @@ func (p *destPool) dispatch(now time.Time) {
 			p.nextWaiter().ch <- grant{s: s}
 			continue
 		}
-		switch {
-		case p.open < p.conc.limit(now):
-			p.open++
-		case len(p.idle) > 0:
-			victim := p.idle[0] // the least recently used
-			p.removeIdle(0)
-			go victim.quit()
-		default:
+		if p.open >= p.conc.limit(now) {
+			if len(p.idle) > 0 && p.retiring < len(p.urgent)+len(p.bulk) {
+				// Close the least recently used idle connection; its room
+				// reaches a waiting delivery once it is closed.
+				victim := p.idle[0]
+				p.removeIdle(0)
+				p.retire([]*session{victim})
+			}
 			return
 		}
+		p.open++
 		p.nextWaiter().ch <- grant{}
 	}
 }

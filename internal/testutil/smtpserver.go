@@ -446,10 +446,12 @@ func (c *trackedConn) Write(p []byte) (int, error) {
 func (c *trackedConn) Close() error {
 	err := net.ErrClosed
 	c.closeOnce.Do(func() {
-		err = c.Conn.Close()
+		// Counted closed before the client can see it closed, so a client
+		// that waits for the close never finds two of its connections open.
 		c.server.mu.Lock()
 		c.server.open--
 		c.server.mu.Unlock()
+		err = c.Conn.Close()
 		c.server.connWG.Done()
 	})
 	if err != nil && !errors.Is(err, net.ErrClosed) {
