@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -141,9 +142,15 @@ func runDirect(ctx context.Context, o options, bin, dir string, stdout io.Writer
 			x.Close()
 		}
 	}()
+	var tlsConfig *tls.Config
+	if o.directTLS {
+		if tlsConfig, err = selfSignedTLS(); err != nil {
+			return err
+		}
+	}
 	port := "0"
 	for i := range o.destinations {
-		x, err := sk.listenAlso(net.JoinHostPort(exchangerIP(i), port))
+		x, err := sk.listenAlso(net.JoinHostPort(exchangerIP(i), port), tlsConfig)
 		if err != nil {
 			return err
 		}
@@ -174,7 +181,7 @@ func runDirect(ctx context.Context, o options, bin, dir string, stdout io.Writer
 		perDest = append(perDest, fmt.Sprintf("dest-%d: %d connections, at most %d at once", i, x.connections.Load(), x.maxOpen.Load()))
 		within = within && x.maxOpen.Load() <= int64(o.destinationConnections)
 	}
-	direct.rep.row("destinations (recipient domains)", "%d (%s)", o.destinations, strings.Join(domains, ", "))
+	direct.rep.row("destinations (recipient domains)", "%d (%s), STARTTLS offered: %v", o.destinations, strings.Join(domains, ", "), o.directTLS)
 	direct.rep.row("connections per destination", "%s", strings.Join(perDest, "; "))
 	direct.rep.row("relay e2e of the same run, delivered per second", "%s", perSecond(relay.delivered))
 	direct.rep.check("direct delivered per second ≥ the relay e2e rate of the same run",

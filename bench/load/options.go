@@ -25,6 +25,7 @@ type options struct {
 	// destinations and destinationConnections shape the direct scenario.
 	destinations           int
 	destinationConnections int
+	directTLS              bool
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -44,6 +45,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.role, "role", "all", "the server's --role: all (accepts and delivers), or api (accepts only, as an API node of a scaled-out deployment; accept and batch only)")
 	fs.IntVar(&o.destinations, "destinations", 3, "direct: in-process exchangers, one per destination (the first receives for three domains)")
 	fs.IntVar(&o.destinationConnections, "destination-connections", 10, "direct: CARTEIRO_DESTINATION_CONNECTIONS")
+	fs.BoolVar(&o.directTLS, "direct-tls", true, "direct: the exchangers offer STARTTLS (a self-signed certificate), as real MXes do")
 	fs.BoolVar(&o.keep, "keep", false, "keep the temporary directory (server log, SQLite file) and the PostgreSQL schema")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -89,7 +91,7 @@ func (o options) commandLine() string {
 		cmd += fmt.Sprintf(" -emails %d -timeout %s", o.emails, o.timeout)
 	}
 	if o.scenario == "direct" {
-		cmd += fmt.Sprintf(" -destinations %d -destination-connections %d", o.destinations, o.destinationConnections)
+		cmd += fmt.Sprintf(" -destinations %d -destination-connections %d -direct-tls=%v", o.destinations, o.destinationConnections, o.directTLS)
 	}
 	if !e2e {
 		cmd += fmt.Sprintf(" -duration %s -warmup %s", o.duration, o.warmup)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"log"
@@ -142,8 +143,9 @@ type exchanger struct {
 	countedListener net.Listener
 }
 
-// listenAlso serves addr ("127.0.0.71:2525") as another face of s.
-func (s *sink) listenAlso(addr string) (*exchanger, error) {
+// listenAlso serves addr ("127.0.0.71:2525") as another face of s,
+// offering STARTTLS with tlsConfig when it is not nil.
+func (s *sink) listenAlso(addr string, tlsConfig *tls.Config) (*exchanger, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("exchanger: listen %s: %w", addr, err)
@@ -151,6 +153,7 @@ func (s *sink) listenAlso(addr string) (*exchanger, error) {
 	x := &exchanger{addr: ln.Addr().String()}
 	srv := smtp.NewServer(smtp.BackendFunc(func(*smtp.Conn) (smtp.Session, error) { return sinkSession{s}, nil }))
 	srv.Domain = "mx.localhost"
+	srv.TLSConfig = tlsConfig
 	srv.MaxMessageBytes = 10 << 20
 	srv.MaxRecipients = 1000
 	srv.ReadTimeout = time.Minute
