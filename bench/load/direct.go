@@ -106,16 +106,11 @@ func runDirect(ctx context.Context, o options, bin, dir string, stdout io.Writer
 	// The yardstick: e2e through the relay, as -scenario e2e.
 	relayOpts := o
 	relayOpts.scenario = "e2e"
-	relaySink, err := startSink()
+	relaySink, relayDNS, stopRelay, err := startSinkAndDNS()
 	if err != nil {
 		return err
 	}
-	defer relaySink.Close()
-	relayDNS, err := startDNSServer()
-	if err != nil {
-		return err
-	}
-	defer relayDNS.Close()
+	defer stopRelay()
 	progress("relay (yardstick): %d emails in batches of %d with %d clients", o.emails, o.batch, o.clients)
 	relay, err := runE2EOn(ctx, relayOpts, bin, filepath.Join(dir, "relay"), relayDNS, relaySink,
 		func(dbURL string) []string { return serverEnv(dbURL, relaySink.Addr(), relayDNS.Addr(), "") }, nil, progress)
@@ -126,16 +121,11 @@ func runDirect(ctx context.Context, o options, bin, dir string, stdout io.Writer
 	relay.rep.write(stdout)
 
 	// Direct: one exchanger per destination.
-	sk, err := startSink()
+	sk, dns, stop, err := startSinkAndDNS()
 	if err != nil {
 		return err
 	}
-	defer sk.Close()
-	dns, err := startDNSServer()
-	if err != nil {
-		return err
-	}
-	defer dns.Close()
+	defer stop()
 	var exchangers []*exchanger
 	defer func() {
 		for _, x := range exchangers {
@@ -192,4 +182,19 @@ func runDirect(ctx context.Context, o options, bin, dir string, stdout io.Writer
 		return errors.New("interrupted")
 	}
 	return nil
+}
+
+// startSinkAndDNS starts the sink and the DNS server of one server under
+// test; stop stops both.
+func startSinkAndDNS() (*sink, *dnsServer, func(), error) {
+	sk, err := startSink()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	dns, err := startDNSServer()
+	if err != nil {
+		sk.Close()
+		return nil, nil, nil, err
+	}
+	return sk, dns, func() { dns.Close(); sk.Close() }, nil
 }

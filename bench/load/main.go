@@ -55,16 +55,11 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) (err error) {
 	if o.scenario == "direct" {
 		return runDirect(ctx, o, bin, dir, stdout, progress)
 	}
-	sk, err := startSink()
+	sk, dns, stopSinkAndDNS, err := startSinkAndDNS()
 	if err != nil {
 		return err
 	}
-	defer sk.Close()
-	dns, err := startDNSServer()
-	if err != nil {
-		return err
-	}
-	defer dns.Close()
+	defer stopSinkAndDNS()
 	db, err := newDatabase(ctx, o.store, dir, o.pgParams)
 	if err != nil {
 		return err
