@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/carteiro/carteiro/internal/health"
+	"github.com/carteiro/carteiro/internal/mta"
 	"github.com/carteiro/carteiro/internal/ratelimit"
 )
 
@@ -60,6 +62,13 @@ type Config struct {
 	DeliveryWorkers int
 	// RelayPoolSize bounds the connections kept open to the relay.
 	RelayPoolSize int
+	// DestinationConnections bounds the connections open at once to one
+	// destination in direct delivery (D80).
+	DestinationConnections int
+	// ShapingFile is CARTEIRO_SHAPING_FILE, and Shaping what it says: per
+	// destination limits replacing the defaults (D80).
+	ShapingFile string
+	Shaping     map[string]mta.Shaping
 	// RenderWorkers is how many React Email render worker processes run at
 	// once (D61).
 	RenderWorkers int
@@ -158,6 +167,14 @@ func Load(lookupEnv func(string) (string, bool)) (Config, error) {
 	if c.RelayPoolSize, err = strconv.Atoi(get("CARTEIRO_RELAY_POOL_SIZE", "16")); err != nil || c.RelayPoolSize < 1 {
 		errs = append(errs, fmt.Errorf("CARTEIRO_RELAY_POOL_SIZE: want a positive number, got %q", getenv("CARTEIRO_RELAY_POOL_SIZE")))
 	}
+	if c.DestinationConnections, err = strconv.Atoi(get("CARTEIRO_DESTINATION_CONNECTIONS", "10")); err != nil || c.DestinationConnections < 1 {
+		errs = append(errs, fmt.Errorf("CARTEIRO_DESTINATION_CONNECTIONS: want a positive number, got %q", getenv("CARTEIRO_DESTINATION_CONNECTIONS")))
+	}
+	if c.ShapingFile = get("CARTEIRO_SHAPING_FILE", ""); c.ShapingFile != "" {
+		if c.Shaping, err = loadShaping(c.ShapingFile); err != nil {
+			errs = append(errs, fmt.Errorf("CARTEIRO_SHAPING_FILE: %w", err))
+		}
+	}
 	if c.MaxInflightBytes, err = parseBytes(get("CARTEIRO_MAX_INFLIGHT_BYTES", "256MiB")); err != nil {
 		errs = append(errs, fmt.Errorf("CARTEIRO_MAX_INFLIGHT_BYTES: %w", err))
 	}
@@ -189,6 +206,16 @@ func Load(lookupEnv func(string) (string, bool)) (Config, error) {
 	}
 	errs = append(errs, c.validate()...)
 	return c, errors.Join(errs...)
+}
+
+// loadShaping reads and checks the shaping file at startup, so a mistake in
+// it stops the server rather than leaving a destination unshaped.
+func loadShaping(path string) (map[string]mta.Shaping, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return mta.ParseShaping(data)
 }
 
 func (c *Config) validate() []error {

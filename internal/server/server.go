@@ -135,7 +135,7 @@ func (s *Server) build(ctx context.Context, o Options) error {
 	if err != nil {
 		return fmt.Errorf("CARTEIRO_SYSTEM_FROM: %w", err)
 	}
-	if s.transport, err = newTransport(o.Config, resolver); err != nil {
+	if s.transport, err = newTransport(o.Config, resolver, o.Logger, o.Clock); err != nil {
 		return err
 	}
 	hooks, err := webhook.NewClient(webhook.ClientOptions{AllowPrivate: o.Config.WebhookAllowPrivate, CAFile: o.Config.WebhookCAFile,
@@ -195,6 +195,9 @@ func (s *Server) build(ctx context.Context, o Options) error {
 	limits := httpapi.DefaultLimits()
 	limits.PerKey, limits.PerIP = o.Config.RateLimitKey, o.Config.RateLimitIP
 	metrics.ReportPurges(s.App.PurgedTotals)
+	if d, ok := s.transport.(*mta.Direct); ok {
+		metrics.Register(d.Collector()) // D80: per-destination metrics
+	}
 	s.HTTP = httpapi.New(httpapi.Deps{
 		App: s.App, Catalog: catalog, Limiter: limiter, Logger: o.Logger, Clock: o.Clock,
 		Metrics: metrics, Ready: s.Store.Ping, OpenAPI: openapi,
