@@ -266,6 +266,9 @@ func (a *App) TestWebhook(ctx context.Context, p *Principal, id, eventType strin
 		return "", carteiro.Invalid("eventType", "invalid_value")
 	}
 	now := a.clock.Now()
+	if eventType == EventReceived {
+		return a.testReceived(ctx, w, now)
+	}
 	e := &carteiro.Email{ID: uuid.Must(uuid.NewV7()).String(), From: carteiro.Address{Email: "test@example.com"},
 		To: []carteiro.Address{{Email: "recipient@example.com"}}, Subject: "Carteiro webhook test"}
 	ev := a.event(e.ID, carteiro.EventType(strings.TrimPrefix(eventType, "email.")), now, map[string]any{"test": true})
