@@ -30,6 +30,7 @@ type inboundRig struct {
 	sink   *testutil.SMTPServer
 	domain createdDomain
 	hook   *testutil.TLSReceiver
+	hookID string
 }
 
 func newInboundRig(t *testing.T, b testserver.Backend, env map[string]string) *inboundRig {
@@ -47,8 +48,8 @@ func newInboundRig(t *testing.T, b testserver.Backend, env map[string]string) *i
 	enableInbound(t, ts, ts.LiveKey, d.ID, true)
 	ts.DNS.SetMX(d.Name, testutil.MX{Host: inboundMX + ".", Pref: 10})
 	ts.DNS.SetA(inboundMX, "127.0.0.1")
-	createHook(t, ts, rcv.URL(), []string{"email.received"}, hookSecret)
-	return &inboundRig{ts: ts, sink: sink, domain: d, hook: rcv}
+	hook := createHook(t, ts, rcv.URL(), []string{"email.received"}, hookSecret)
+	return &inboundRig{ts: ts, sink: sink, domain: d, hook: rcv, hookID: hook["id"].(string)}
 }
 
 // mxAddr finds where mail for domain goes as a sending MTA would: its MX

@@ -54,8 +54,17 @@ func TestInboundThreadingDeleteEraseRetention(t *testing.T) {
 		}
 		testserver.Must(t, found, "webhook without inReplyToEmailId")
 
+		// POST /webhooks/:id/test sends a made-up email.received (D52).
+		resp := r.ts.Do(t, testserver.Request{Method: "POST", Path: "/v1/product/webhooks/" + r.hookID + "/test", Key: r.ts.LiveKey,
+			Body: map[string]any{"eventType": "email.received"}})
+		testserver.Must(t, resp.Status/100 == 2, "test event: %d %s", resp.Status, resp.Body)
+		hooks = r.receivedHooks(t, 4)
+		test := hooks[3]
+		testserver.Must(t, test.Type == "email.received" && test.Data["test"] == true && test.Data["inboundEmailId"] != nil &&
+			test.Data["subject"] == "Carteiro webhook test", "test event %+v", test)
+
 		// Filters and the cursor.
-		resp := r.ts.Do(t, testserver.Request{Method: "GET", Path: "/v1/product/inbound-emails?fromAddress=SOMEONE&limit=5", Key: r.ts.LiveKey})
+		resp = r.ts.Do(t, testserver.Request{Method: "GET", Path: "/v1/product/inbound-emails?fromAddress=SOMEONE&limit=5", Key: r.ts.LiveKey})
 		testserver.Expect(t, resp, http.StatusOK, "")
 		var page struct {
 			InboundEmails []inboundItem `json:"inboundEmails"`
