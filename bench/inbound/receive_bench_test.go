@@ -41,6 +41,16 @@ func message(rcpt string, n int) []byte {
 }
 
 func BenchmarkReceive20KB16Connections(b *testing.B) {
+	receive(b, true)
+}
+
+// BenchmarkReceiveWithoutWebhook is the same without a webhook subscribed:
+// what receiving alone costs, against the run above.
+func BenchmarkReceiveWithoutWebhook(b *testing.B) {
+	receive(b, false)
+}
+
+func receive(b *testing.B, withWebhook bool) {
 	var hooks atomic.Int64
 	rcv := testutil.NewTLSReceiver(b, func(w http.ResponseWriter, _ *http.Request) {
 		hooks.Add(1)
@@ -51,7 +61,7 @@ func BenchmarkReceive20KB16Connections(b *testing.B) {
 		"CARTEIRO_INBOUND_RATE_LIMIT_IP": "1000000,1000000", "CARTEIRO_INBOUND_CONNECTIONS_PER_IP": "64",
 		"CARTEIRO_WEBHOOK_ALLOW_PRIVATE": "true", "CARTEIRO_WEBHOOK_CA_FILE": rcv.CAFile(),
 	})
-	setUpDomain(b, ts, rcv.URL())
+	setUpDomain(b, ts, rcv.URL(), withWebhook)
 
 	var before runtime.MemStats
 	runtime.GC()
@@ -84,7 +94,7 @@ func BenchmarkReceive20KB16Connections(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	for hooks.Load() < int64(b.N) {
+	for withWebhook && hooks.Load() < int64(b.N) {
 		if time.Since(start) > 30*time.Minute {
 			b.Fatalf("webhooks: %d of %d after 30 minutes", hooks.Load(), b.N)
 		}
@@ -142,8 +152,8 @@ func sendMany(addr string, next *atomic.Int64, total int64) error {
 }
 
 // setUpDomain registers shop.example, publishes its records, verifies it,
-// turns inbound on and subscribes a webhook to email.received.
-func setUpDomain(b *testing.B, ts *testserver.TestServer, hookURL string) {
+// turns inbound on and, withWebhook, subscribes a webhook to email.received.
+func setUpDomain(b *testing.B, ts *testserver.TestServer, hookURL string, withWebhook bool) {
 	r := ts.Do(b, testserver.Request{Method: "POST", Path: "/v1/product/domains", Key: ts.LiveKey, Body: map[string]any{"name": "shop.example"}})
 	testserver.Expect(b, r, http.StatusCreated, "")
 	var d struct {
@@ -164,6 +174,9 @@ func setUpDomain(b *testing.B, ts *testserver.TestServer, hookURL string) {
 	testserver.Must(b, strings.Contains(string(r.Body), `"status":"verified"`), "verify: %s", r.Body)
 	r = ts.Do(b, testserver.Request{Method: "POST", Path: "/v1/product/domains/" + d.ID + "/inbound", Key: ts.LiveKey, Body: map[string]any{"enabled": true}})
 	testserver.Expect(b, r, http.StatusOK, "")
+	if !withWebhook {
+		return
+	}
 	r = ts.Do(b, testserver.Request{Method: "POST", Path: "/v1/product/webhooks", Key: ts.LiveKey,
 		Body: map[string]any{"url": hookURL, "events": []string{"email.received"}, "secret": "bench-secret-0123456789abcdef"}})
 	testserver.Expect(b, r, http.StatusCreated, "")
