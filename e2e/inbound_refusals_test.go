@@ -3,13 +3,11 @@ package e2e
 import (
 	"bufio"
 	"net"
-	neturl "net/url"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/carteiro/carteiro/internal/testserver"
-	"github.com/carteiro/carteiro/internal/testutil"
 )
 
 // smallMessage is a short plain message to to.
@@ -115,18 +113,12 @@ func TestInboundFloodIsLimited(t *testing.T) {
 // the shared server keeps running) a message gets a 4xx, never a 250, and
 // is not stored; once the database is back the sender's retry is stored.
 func TestInboundStorageDownAnswers4xx(t *testing.T) {
-	url := testserver.DatabaseURL(t, testserver.Postgres)
-	u, err := neturl.Parse(url)
-	if err != nil {
-		t.Fatalf("database URL: %v", err)
-	}
-	proxy := testutil.NewTCPProxy(t, u.Host)
-	u.Host = proxy.Addr()
-	r := newInboundRig(t, testserver.Postgres, map[string]string{"CARTEIRO_DATABASE_URL": u.String()})
+	url, proxy := proxiedPostgres(t)
+	r := newInboundRig(t, testserver.Postgres, map[string]string{"CARTEIRO_DATABASE_URL": url})
 	addr := r.mxAddr(t, "shop.example")
 
 	proxy.Cut()
-	err = sendSMTP(addr, "mail.sender.example", "x@sender.example", []string{"down@shop.example"}, smallMessage("down@shop.example", "while down"))
+	err := sendSMTP(addr, "mail.sender.example", "x@sender.example", []string{"down@shop.example"}, smallMessage("down@shop.example", "while down"))
 	proxy.Restore()
 	testserver.Must(t, err != nil && strings.HasPrefix(smtpCode(err), "4"), "while the database is down: %v, want a 4xx", err)
 

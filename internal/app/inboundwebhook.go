@@ -148,12 +148,5 @@ func (a *App) testReceived(ctx context.Context, w *carteiro.Webhook, now time.Ti
 	if payload, err = json.Marshal(body); err != nil {
 		return "", &carteiro.Error{Code: carteiro.CodeInternal, Err: err}
 	}
-	d := a.newDelivery(w, "", EventReceived, payload)
-	err = a.store.InTx(ctx, func(tx *store.Tx) error {
-		if err := tx.InsertDelivery(ctx, d); err != nil {
-			return err
-		}
-		return a.queue.EnqueueTx(ctx, tx, WebhookDeliveryJob{DeliveryID: d.ID}, JobOpts{Queue: WebhookQueue})
-	})
-	return d.ID, storeErr(err)
+	return a.queueTestDelivery(ctx, w, EventReceived, payload)
 }

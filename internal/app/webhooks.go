@@ -276,8 +276,13 @@ func (a *App) TestWebhook(ctx context.Context, p *Principal, id, eventType strin
 	if err != nil {
 		return "", &carteiro.Error{Code: carteiro.CodeInternal, Err: err}
 	}
+	return a.queueTestDelivery(ctx, w, eventType, payload)
+}
+
+// queueTestDelivery stores a made-up event's delivery to w with its job.
+func (a *App) queueTestDelivery(ctx context.Context, w *carteiro.Webhook, eventType string, payload []byte) (string, error) {
 	d := a.newDelivery(w, "", eventType, payload)
-	err = a.store.InTx(ctx, func(tx *store.Tx) error {
+	err := a.store.InTx(ctx, func(tx *store.Tx) error {
 		if err := tx.InsertDelivery(ctx, d); err != nil {
 			return err
 		}
