@@ -62,11 +62,27 @@ func TestAuthentication(t *testing.T) {
 func TestOrganizationsAreIsolated(t *testing.T) {
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		// The sender's token in the answer, to try it with another key (D59).
-		ts := testserver.StartServer(t, b, map[string]string{"CARTEIRO_SENDER_TOKEN_IN_RESPONSE": "true"})
+		ts := testserver.StartServer(t, b, map[string]string{"CARTEIRO_SENDER_TOKEN_IN_RESPONSE": "true", "CARTEIRO_INBOUND_ADDR": "127.0.0.1:0"})
 		_, otherLive, otherTest := ts.NewOrg(t, "Other")
 		d := createDomain(t, ts, ts.LiveKey, "first.example")
 		publish(ts, d)
 		testserver.Must(t, verify(t, ts, ts.LiveKey, d.ID).Status == "verified", "domain not verified")
+		// A message received for first.example (D75).
+		enableInbound(t, ts, ts.LiveKey, d.ID, true)
+		err := sendSMTP(ts.InboundAddr(), "mta.sender.test", "x@sender.example", []string{"inbox@first.example"}, smallMessage("inbox@first.example", "private"))
+		testserver.Must(t, err == nil, "inbound message refused: %v", err)
+		var received string
+		waitFor(t, func() bool {
+			r := ts.Do(t, testserver.Request{Method: "GET", Path: "/v1/product/inbound-emails", Key: ts.LiveKey})
+			var page struct {
+				InboundEmails []struct{ ID string } `json:"inboundEmails"`
+			}
+			r.Decode(t, &page)
+			if len(page.InboundEmails) == 1 {
+				received = page.InboundEmails[0].ID
+			}
+			return received != ""
+		})
 		email := send(t, ts, ts.LiveKey, map[string]any{"from": "a@first.example", "to": "b@y.example", "subject": "s",
 			"text": "t", "tags": []map[string]string{{"name": "secret", "value": "first"}}})
 		r := ts.Do(t, testserver.Request{Method: "POST", Path: "/v1/product/senders", Key: ts.LiveKey, Body: map[string]string{"email": "me@gmail.example"}})
@@ -98,40 +114,45 @@ func TestOrganizationsAreIsolated(t *testing.T) {
 
 		// How to name an object of the first organization for each route.
 		idFor := map[string]string{
-			"GET /v1/product/domains/{id}":                           d.ID,
-			"POST /v1/product/domains/{id}/verify":                   d.ID,
-			"DELETE /v1/product/domains/{id}":                        d.ID,
-			"GET /v1/product/domains/{id}/warmup":                    d.ID,
-			"GET /v1/product/emails/{id}":                            email.ID,
-			"GET /v1/product/emails/{id}/events":                     email.ID,
-			"POST /v1/product/emails/{id}/cancel":                    email.ID,
-			"POST /v1/product/emails/{id}/resend":                    email.ID,
-			"DELETE /v1/product/senders/{id}":                        sender["id"].(string),
-			"POST /v1/product/domains/{id}/health":                   d.ID,
-			"GET /v1/product/suppressions/{id}":                      suppression,
-			"DELETE /v1/product/suppressions/{id}":                   suppression,
-			"POST /v1/product/suppressions/{id}/reactivate":          suppression,
-			"GET /v1/product/webhooks/{id}":                          hook,
-			"PUT /v1/product/webhooks/{id}":                          hook,
-			"PATCH /v1/product/webhooks/{id}":                        hook,
-			"DELETE /v1/product/webhooks/{id}":                       hook,
-			"GET /v1/product/webhooks/{id}/deliveries":               hook,
-			"POST /v1/product/webhooks/{id}/test":                    hook,
-			"POST /v1/product/webhooks/{id}/rotate-secret":           hook,
-			"GET /v1/product/templates/{id}":                         tmpl,
-			"GET /v1/product/audiences/{id}":                         audience,
-			"GET /v1/product/broadcasts/{id}":                        broadcast,
-			"POST /v1/product/broadcasts/{id}/send":                  broadcast,
-			"POST /v1/product/broadcasts/{id}/cancel":                broadcast,
-			"PUT /v1/product/audiences/{id}":                         audience,
-			"DELETE /v1/product/audiences/{id}":                      audience,
-			"POST /v1/product/audiences/{id}/contacts":               audience,
-			"GET /v1/product/audiences/{id}/contacts":                audience,
-			"POST /v1/product/audiences/{id}/contacts/bulk":          audience,
-			"PUT /v1/product/audiences/{id}/contacts/{contactId}":    audience,
-			"DELETE /v1/product/audiences/{id}/contacts/{contactId}": audience,
-			"PATCH /v1/product/templates/{id}":                       tmpl,
-			"DELETE /v1/product/templates/{id}":                      tmpl,
+			"GET /v1/product/domains/{id}":                                   d.ID,
+			"POST /v1/product/domains/{id}/verify":                           d.ID,
+			"DELETE /v1/product/domains/{id}":                                d.ID,
+			"GET /v1/product/domains/{id}/warmup":                            d.ID,
+			"GET /v1/product/inbound-emails/{id}":                            received,
+			"GET /v1/product/inbound-emails/{id}/raw":                        received,
+			"GET /v1/product/inbound-emails/{id}/attachments/{attachmentId}": received,
+			"DELETE /v1/product/inbound-emails/{id}":                         received,
+			"POST /v1/product/domains/{id}/inbound":                          d.ID,
+			"GET /v1/product/emails/{id}":                                    email.ID,
+			"GET /v1/product/emails/{id}/events":                             email.ID,
+			"POST /v1/product/emails/{id}/cancel":                            email.ID,
+			"POST /v1/product/emails/{id}/resend":                            email.ID,
+			"DELETE /v1/product/senders/{id}":                                sender["id"].(string),
+			"POST /v1/product/domains/{id}/health":                           d.ID,
+			"GET /v1/product/suppressions/{id}":                              suppression,
+			"DELETE /v1/product/suppressions/{id}":                           suppression,
+			"POST /v1/product/suppressions/{id}/reactivate":                  suppression,
+			"GET /v1/product/webhooks/{id}":                                  hook,
+			"PUT /v1/product/webhooks/{id}":                                  hook,
+			"PATCH /v1/product/webhooks/{id}":                                hook,
+			"DELETE /v1/product/webhooks/{id}":                               hook,
+			"GET /v1/product/webhooks/{id}/deliveries":                       hook,
+			"POST /v1/product/webhooks/{id}/test":                            hook,
+			"POST /v1/product/webhooks/{id}/rotate-secret":                   hook,
+			"GET /v1/product/templates/{id}":                                 tmpl,
+			"GET /v1/product/audiences/{id}":                                 audience,
+			"GET /v1/product/broadcasts/{id}":                                broadcast,
+			"POST /v1/product/broadcasts/{id}/send":                          broadcast,
+			"POST /v1/product/broadcasts/{id}/cancel":                        broadcast,
+			"PUT /v1/product/audiences/{id}":                                 audience,
+			"DELETE /v1/product/audiences/{id}":                              audience,
+			"POST /v1/product/audiences/{id}/contacts":                       audience,
+			"GET /v1/product/audiences/{id}/contacts":                        audience,
+			"POST /v1/product/audiences/{id}/contacts/bulk":                  audience,
+			"PUT /v1/product/audiences/{id}/contacts/{contactId}":            audience,
+			"DELETE /v1/product/audiences/{id}/contacts/{contactId}":         audience,
+			"PATCH /v1/product/templates/{id}":                               tmpl,
+			"DELETE /v1/product/templates/{id}":                              tmpl,
 		}
 		// Routes without an id: what the other organization must not see.
 		notListed := func(id string) func(t *testing.T, r *testserver.Response) {
@@ -141,15 +162,16 @@ func TestOrganizationsAreIsolated(t *testing.T) {
 			}
 		}
 		listed := map[string]func(t *testing.T, r *testserver.Response){
-			"GET /v1/product/domains":      notListed(d.ID),
-			"GET /v1/product/emails":       notListed(email.ID),
-			"GET /v1/product/emails/tags":  notListed("secret"),
-			"GET /v1/product/senders":      notListed(sender["id"].(string)),
-			"GET /v1/product/webhooks":     notListed(hook),
-			"GET /v1/product/suppressions": notListed(suppression),
-			"GET /v1/product/templates":    notListed(tmpl),
-			"GET /v1/product/audiences":    notListed(audience),
-			"GET /v1/product/broadcasts":   notListed(broadcast),
+			"GET /v1/product/domains":        notListed(d.ID),
+			"GET /v1/product/emails":         notListed(email.ID),
+			"GET /v1/product/emails/tags":    notListed("secret"),
+			"GET /v1/product/senders":        notListed(sender["id"].(string)),
+			"GET /v1/product/webhooks":       notListed(hook),
+			"GET /v1/product/suppressions":   notListed(suppression),
+			"GET /v1/product/templates":      notListed(tmpl),
+			"GET /v1/product/audiences":      notListed(audience),
+			"GET /v1/product/broadcasts":     notListed(broadcast),
+			"GET /v1/product/inbound-emails": notListed(received),
 			"GET /v1/product/stats": func(t *testing.T, r *testserver.Response) {
 				testserver.Expect(t, r, 200, "")
 				testserver.Must(t, strings.Contains(string(r.Body), `"totals":{"sent":0,`), "another organization's stats leak: %s", r.Body)
@@ -213,6 +235,8 @@ func TestOrganizationsAreIsolated(t *testing.T) {
 						body = map[string]any{"contacts": []map[string]any{{"email": "intruder@y.example"}}}
 					case "PUT /v1/product/audiences/{id}/contacts/{contactId}":
 						body = map[string]any{"firstName": "taken over"}
+					case "POST /v1/product/domains/{id}/inbound":
+						body = map[string]any{"enabled": true}
 					}
 					r := ts.Do(t, testserver.Request{Method: rt.Method, Path: path, Key: key, Body: body})
 					if r.Status != http.StatusNotFound || r.ErrorCode() != "NOT_FOUND" {

@@ -165,6 +165,7 @@ func (s *Server) build(ctx context.Context, o Options) error {
 		RecordGrace:           recordGrace(o.Config.JobTimeout),
 		SenderTokenInResponse: o.Config.SenderTokenInResponse,
 		ContentRetention:      o.Config.ContentRetention, LogRetention: o.Config.LogRetention,
+		InboundHost: o.Config.InboundHost, InboundRetention: o.Config.InboundRetention,
 	})
 
 	catalog, err := i18n.New()
@@ -204,10 +205,10 @@ func (s *Server) build(ctx context.Context, o Options) error {
 		Limits: limits, MetricsToken: o.Config.MetricsToken, MaxInflightBytes: o.Config.MaxInflightBytes,
 	})
 	if o.Config.InboundAddr != "" && o.Role != RoleAPI {
-		// D55: bounces and complaints come back here (D1: workers' role).
-		if s.inbound, err = inbound.Listen(inbound.Options{Addr: o.Config.InboundAddr, Hostname: o.Config.BounceHost,
-			Logger: o.Logger, Clock: o.Clock}, s.App); err != nil {
-			return fmt.Errorf("inbound SMTP listener: %w", err)
+		// D55: bounces and complaints come back here (D1: workers' role),
+		// and D75's received mail.
+		if err := s.listenInbound(ctx, o, box); err != nil {
+			return err
 		}
 	}
 	qopts := queue.Options{Work: o.Role != RoleAPI, Workers: o.Config.DeliveryWorkers, PollInterval: o.QueuePollInterval, SweepInterval: o.SweepInterval,
@@ -325,6 +326,26 @@ func (s *Server) listenSubmission(ctx context.Context, o Options, box *secrets.B
 	}, s.App)
 	if err != nil {
 		return fmt.Errorf("SMTP submission listener: %w", err)
+	}
+	return nil
+}
+
+// listenInbound starts the inbound SMTP listener (D55, D75) with STARTTLS
+// on the submission listeners' certificate: sending MTAs encrypt
+// opportunistically and do not check it.
+func (s *Server) listenInbound(ctx context.Context, o Options, box *secrets.Box) error {
+	cert, err := submission.Certificate(ctx, o.Config.TLSCertFile, o.Config.TLSKeyFile, submissionHostname(o.Config), s.Store, box)
+	if err != nil {
+		return fmt.Errorf("inbound SMTP certificate: %w", err)
+	}
+	rule := o.Config.InboundRateIP
+	s.inbound, err = inbound.Listen(inbound.Options{Addr: o.Config.InboundAddr, Hostname: o.Config.InboundHost,
+		MaxMessageBytes: o.Config.InboundMaxSize, ConnsPerIP: o.Config.InboundConnectionsPerIP,
+		RatePerIP: float64(rule.Rate) / rule.Period.Seconds(), BurstPerIP: rule.Burst,
+		TLS:    &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12},
+		Logger: o.Logger, Clock: o.Clock}, s.App)
+	if err != nil {
+		return fmt.Errorf("inbound SMTP listener: %w", err)
 	}
 	return nil
 }
