@@ -25,6 +25,7 @@ import (
 	"github.com/carteiro/carteiro/docs"
 	"github.com/carteiro/carteiro/internal/app"
 	"github.com/carteiro/carteiro/internal/config"
+	"github.com/carteiro/carteiro/internal/dashboard"
 	"github.com/carteiro/carteiro/internal/dnscheck"
 	"github.com/carteiro/carteiro/internal/httpapi"
 	"github.com/carteiro/carteiro/internal/i18n"
@@ -65,6 +66,8 @@ type Server struct {
 	App   *app.App
 	Queue *queue.Queue
 	HTTP  *httpapi.Server
+	// Web serves the dashboard's pages (D73) and hands the rest to HTTP.
+	Web *dashboard.Handler
 	// BootstrapKeys holds the keys made on the first start (D4), else nil.
 	BootstrapKeys []*app.NewKey
 	BootstrapOrg  *carteiro.Organization
@@ -200,6 +203,9 @@ func (s *Server) build(ctx context.Context, o Options) error {
 		Metrics: metrics, Ready: s.Store.Ping, OpenAPI: openapi,
 		Limits: limits, MetricsToken: o.Config.MetricsToken, MaxInflightBytes: o.Config.MaxInflightBytes,
 	})
+	if s.Web, err = dashboard.New(s.HTTP); err != nil {
+		return err
+	}
 	if o.Config.InboundAddr != "" && o.Role != RoleAPI {
 		// D55: bounces and complaints come back here (D1: workers' role).
 		if s.inbound, err = inbound.Listen(inbound.Options{Addr: o.Config.InboundAddr, Hostname: o.Config.BounceHost,
@@ -286,7 +292,7 @@ func (s *Server) Listen(addr string) error {
 	}
 	s.listener = ln
 	s.http = &http.Server{
-		Handler:           s.HTTP,
+		Handler:           s.Web,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       2 * time.Minute,
 		IdleTimeout:       2 * time.Minute,
