@@ -9,7 +9,7 @@ export async function render(ctx) {
   const [list, auds, tpls] = await Promise.all([get('/broadcasts?limit=50'), get('/audiences?limit=200'), get('/templates').catch(() => ({ data: [] }))]);
   const audiences = auds.audiences || [];
   const templates = tpls.data || [];
-  const html = h('textarea', { name: 'html', 'aria-describedby': 'html-hint' }, '<p>Olá {{firstName}}!</p>');
+  const html = h('textarea', { name: 'html', 'aria-describedby': 'html-hint' }, '<p>Olá {{contact.firstName}}!</p>\n<p><a href="{{unsubscribeUrl}}">Descadastrar</a></p>');
   const tplSel = select('templateId', [['', t('broadcasts.ownHtml')]].concat(templates.map(x => [x.id, x.name])), '');
   const preview = previewFrame();
   const form = h('form', { class: 'card', id: 'broadcast-form' },
@@ -60,5 +60,5 @@ async function firstContact(audienceId) {
   const d = await get('/audiences/' + encodeURIComponent(audienceId) + '/contacts?limit=1');
   const c = (d.contacts || [])[0];
   if (!c) return {};
-  return { ...(c.metadata || {}), email: c.email, firstName: c.firstName || '', lastName: c.lastName || '' };
+  return { contact: { email: c.email, firstName: c.firstName || '', lastName: c.lastName || '', metadata: c.metadata || {} }, unsubscribeUrl: '#' };
 }

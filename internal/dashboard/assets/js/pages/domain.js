@@ -37,7 +37,10 @@ export async function render(ctx) {
     const extra = h('div', {}, field(t('password'), pw), ctx.me.totpEnabled ? field(t('login.totp'), code) : null);
     if (!await confirmDialog(t('domains.deleteConfirm', { name: d.name }), t('delete'), extra)) return;
     try {
-      const body = ctx.me.totpEnabled ? { method: 'totp', credential: code.value, password: pw.value } : { method: 'password', credential: pw.value };
+      // The platform API's reauthentication (D73): the user's password,
+      // and the TOTP code when the user has it on.
+      const body = { password: pw.value };
+      if (ctx.me.totpEnabled) body.totpCode = code.value;
       await del('/domains/' + id, body);
       ctx.navigate('domains');
     } catch (err) { deleteBtn.after(errorBox(err)); }
