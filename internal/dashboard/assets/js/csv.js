@@ -28,12 +28,12 @@ const NAMES = { email: 'email', e_mail: 'email', mail: 'email', firstname: 'firs
 
 // toContacts maps CSV rows (the first is the header) to contacts: email,
 // firstName, lastName; every other column goes into metadata. Rows without
-// an email become errors with their line number.
+// an email, and repeated addresses, become errors with their line number.
 export function toContacts(rows) {
   if (rows.length === 0) return { contacts: [], errors: [], lines: [] };
   const header = rows[0].map(x => x.trim());
   const keys = header.map(x => NAMES[x.toLowerCase().replace(/[\s-]/g, '_')] || null);
-  const contacts = [], errors = [], lines = [];
+  const contacts = [], errors = [], lines = [], seen = new Set();
   if (!keys.includes('email')) return { contacts, errors: [{ line: 1, email: '', reason: 'header' }], lines };
   rows.slice(1).forEach((r, n) => {
     const c = { metadata: {} };
@@ -43,6 +43,11 @@ export function toContacts(rows) {
     });
     if (Object.keys(c.metadata).length === 0) delete c.metadata;
     if (!c.email) { errors.push({ line: n + 2, email: '', reason: 'missing_email' }); return; }
+    // A second row for an address is reported here, with its own line,
+    // so that the API's answers (by address) name one row each.
+    const key = c.email.toLowerCase();
+    if (seen.has(key)) { errors.push({ line: n + 2, email: c.email, reason: 'duplicate_row' }); return; }
+    seen.add(key);
     contacts.push(c);
     lines.push(n + 2);
   });

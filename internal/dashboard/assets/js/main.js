@@ -68,6 +68,9 @@ async function route() {
   if (found.name === 'login' && session.me) { navigate('', true); return; }
   drawShell(found.opts.public && !session.me, rest);
   const main = document.getElementById('main');
+  // Pages append optional parts as `cond ? el : null`; the DOM's append
+  // would write "null".
+  main.append = (...xs) => Element.prototype.append.apply(main, xs.filter(x => x !== null && x !== undefined && x !== false));
   main.replaceChildren(h('p', { class: 'muted' }, t('loading')));
   try {
     const mod = await import('./pages/' + found.name + '.js');

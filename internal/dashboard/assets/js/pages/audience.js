@@ -80,7 +80,7 @@ export async function render(ctx) {
         inserted += r.inserted; skipped += r.skipped;
         for (const x of r.errors || []) {
           const j = chunk.findIndex(c => c.email.toLowerCase() === String(x.email).toLowerCase());
-          rowErrors.push({ line: j >= 0 ? lines[i + j] : '?', email: x.email, reason: x.reason });
+          rowErrors.push({ line: j >= 0 ? lines[i + j] : '?', email: x.email, reason: t('audiences.err.' + x.reason, x.reason) });
         }
         progress.value = Math.min(contacts.length, i + chunk.length);
         report.replaceChildren(h('p', {}, t('audiences.importing', { done: progress.value, total: contacts.length })));

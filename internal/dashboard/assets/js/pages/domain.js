@@ -61,7 +61,11 @@ export async function render(ctx) {
         { label: t('domains.host'), cell: r => h('span', { class: 'copyline' }, h('code', {}, r.host), copyButton(r.host, t('copy') + ' ' + r.host)) },
         { label: t('domains.value'), cell: r => h('span', { class: 'copyline' }, h('code', { class: 'wrap' }, r.value), copyButton(r.value, t('copy') + ' ' + r.type + ' ' + r.host)) },
         { label: 'TTL', cell: r => r.ttl ?? '—' },
-        { label: t('emails.status'), cell: r => recordStatus[recordKind(r)] ? badge(recordStatus[recordKind(r)]) : badge(r.status || 'pending') },
+        { label: t('emails.status'), cell: r => {
+          const kind = recordKind(r);
+          if (!kind) return '—';
+          return badge(recordStatus[kind] || (d.status === 'verified' ? 'pass' : 'pending'));
+        } },
       ], records)),
     h('section', { class: 'card', 'aria-labelledby': 'h-warmup' }, h('h2', { id: 'h-warmup' }, t('domains.warmup')),
       warm ? h('div', {},
@@ -78,7 +82,8 @@ function recordKind(r) {
   if (/^_dmarc\./.test(r.host)) return 'dmarc';
   if (/\._domainkey\./.test(r.host)) return 'dkim';
   if (/^v=spf1/i.test(r.value)) return 'spf';
-  return 'ownership';
+  if (/^_carteiro\./.test(r.host)) return 'ownership';
+  return ''; // the bounce CNAME: no check of its own
 }
 
 // showChecks draws the result of a verify: one line per check
@@ -99,7 +104,7 @@ function showHealth(box, r) {
   const lists = r.blacklists || [];
   box.replaceChildren(h('section', { class: 'card', 'aria-labelledby': 'h-health' }, h('h2', { id: 'h-health' }, t('domains.health')),
     r.score !== undefined ? h('p', { class: 'score' }, t('domains.score') + ': ' + r.score) : null,
-    lists.length ? h('ul', {}, lists.map(b => h('li', {}, b.list + ' (' + b.target + '): ' + (b.listed ? t('domains.listed') : t('domains.notListed')))))) : null,
-    recs.length ? h('ul', {}, recs.map(x => h('li', {}, badge(x.severity), ' ', x.message)))) : null,
+    lists.length ? h('ul', {}, lists.map(b => h('li', {}, b.list + ' (' + b.target + '): ' + (b.listed ? t('domains.listed') : t('domains.notListed'))))) : null,
+    recs.length ? h('ul', {}, recs.map(x => h('li', {}, badge(x.severity), ' ', x.message))) : null,
     r.dns ? h('ul', { class: 'checks' }, Object.entries(r.dns).map(([k, c]) => h('li', {}, badge(c.status), ' ', k.toUpperCase()))) : null));
 }
