@@ -17,6 +17,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -71,8 +72,12 @@ type Server struct {
 	// BootstrapKeys holds the keys made on the first start (D4), else nil.
 	BootstrapKeys []*app.NewKey
 	BootstrapOrg  *carteiro.Organization
+	// BootstrapSetupURL is the first start's one-time link where the first
+	// owner signs up (D73), else "".
+	BootstrapSetupURL string
 
 	logger    *slog.Logger
+	publicURL string
 	listener  net.Listener
 	http      *http.Server
 	redis     *redis.Client
@@ -99,7 +104,7 @@ func Open(ctx context.Context, o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{Store: st, logger: o.Logger}
+	s := &Server{Store: st, logger: o.Logger, publicURL: o.Config.PublicURL}
 	if err := s.build(ctx, o); err != nil {
 		_ = st.Close()
 		if s.releaseStore != nil {
@@ -202,6 +207,7 @@ func (s *Server) build(ctx context.Context, o Options) error {
 		App: s.App, Catalog: catalog, Limiter: limiter, Logger: o.Logger, Clock: o.Clock,
 		Metrics: metrics, Ready: s.Store.Ping, OpenAPI: openapi,
 		Limits: limits, MetricsToken: o.Config.MetricsToken, MaxInflightBytes: o.Config.MaxInflightBytes,
+		SecureCookies: strings.HasPrefix(o.Config.PublicURL, "https://"),
 	})
 	if s.Web, err = dashboard.New(s.HTTP); err != nil {
 		return err
@@ -280,6 +286,14 @@ func (s *Server) Bootstrap(ctx context.Context) error {
 		return err
 	}
 	s.BootstrapOrg, s.BootstrapKeys = org, keys
+	if org == nil {
+		return nil
+	}
+	token, err := s.App.NewSetupToken(ctx, org.ID)
+	if err != nil {
+		return fmt.Errorf("setup link: %w", err)
+	}
+	s.BootstrapSetupURL = s.publicURL + "/dashboard/setup/" + token
 	return nil
 }
 

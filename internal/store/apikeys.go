@@ -8,7 +8,7 @@ import (
 	"github.com/carteiro/carteiro"
 )
 
-const keyColumns = `id, org_id, name, mode, permission, domain, key_hash, prefix, created_at, revoked_at`
+const keyColumns = `id, org_id, name, mode, permission, domain, key_hash, prefix, created_at, revoked_at, created_by`
 
 func scanKey(r row) (*carteiro.APIKey, error) {
 	var k carteiro.APIKey
@@ -25,7 +25,7 @@ func scanKey(r row) (*carteiro.APIKey, error) {
 func keyFields(k *carteiro.APIKey) (dest []any, finish func()) {
 	var created int64
 	var revoked *int64
-	return []any{&k.ID, &k.OrgID, &k.Name, &k.Mode, &k.Permission, &k.Domain, &k.Hash, &k.Prefix, &created, &revoked}, func() {
+	return []any{&k.ID, &k.OrgID, &k.Name, &k.Mode, &k.Permission, &k.Domain, &k.Hash, &k.Prefix, &created, &revoked, &k.CreatedBy}, func() {
 		k.CreatedAt = fromMicros(created)
 		k.RevokedAt = fromMicrosPtr(revoked)
 	}
@@ -33,8 +33,8 @@ func keyFields(k *carteiro.APIKey) (dest []any, finish func()) {
 
 // CreateAPIKey inserts k (only its hash, never the key itself).
 func (q *Queries) CreateAPIKey(ctx context.Context, k *carteiro.APIKey) error {
-	_, err := q.exec(ctx, `INSERT INTO api_keys (`+keyColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		k.ID, k.OrgID, k.Name, string(k.Mode), string(k.Permission), k.Domain, k.Hash, k.Prefix, micros(k.CreatedAt), microsPtr(k.RevokedAt))
+	_, err := q.exec(ctx, `INSERT INTO api_keys (`+keyColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		k.ID, k.OrgID, k.Name, string(k.Mode), string(k.Permission), k.Domain, k.Hash, k.Prefix, micros(k.CreatedAt), microsPtr(k.RevokedAt), k.CreatedBy)
 	if err != nil {
 		return fmt.Errorf("store: create API key: %w", classify(err))
 	}
