@@ -201,6 +201,12 @@ func (b *browser) fill(sel, v string) {
 	b.do("fill "+sel, chromedp.WaitVisible(chromedp.CSS(sel)), chromedp.SetValue(chromedp.CSS(sel), v))
 }
 
+// setFile puts a file in the file input sel.
+func (b *browser) setFile(sel, path string) {
+	b.t.Helper()
+	b.do("upload to "+sel, chromedp.WaitReady(chromedp.CSS(sel)), chromedp.SetUploadFiles(chromedp.CSS(sel), []string{path}))
+}
+
 // text waits for sel and returns its visible text.
 func (b *browser) text(sel string) string {
 	b.t.Helper()
