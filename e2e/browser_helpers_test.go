@@ -117,11 +117,7 @@ func newBrowser(t *testing.T, name string) *browser {
 		stop()
 		t.Fatalf("network.enable: %v", err)
 	}
-	if _, err := chromedp.Call(ctx, network.SetExtraHTTPHeaders, network.SetExtraHTTPHeadersParams{
-		Headers: network.Headers{"Accept-Language": "en-US,en;q=0.9"}}); err != nil {
-		stop()
-		t.Fatalf("set Accept-Language: %v", err)
-	}
+	b.acceptLanguage("en-US,en;q=0.9")
 	t.Cleanup(func() {
 		if t.Failed() {
 			b.screenshot("failure-" + strings.NewReplacer("/", "_", " ", "_").Replace(t.Name()))
@@ -134,6 +130,15 @@ func newBrowser(t *testing.T, name string) *browser {
 		}
 	})
 	return b
+}
+
+// acceptLanguage sets the Accept-Language header of the page's requests.
+func (b *browser) acceptLanguage(v string) {
+	b.t.Helper()
+	if _, err := chromedp.Call(b.ctx, network.SetExtraHTTPHeaders, network.SetExtraHTTPHeadersParams{
+		Headers: network.Headers{"Accept-Language": v}}); err != nil {
+		b.t.Fatalf("set Accept-Language: %v", err)
+	}
 }
 
 // watch records every request a page makes that is not for 127.0.0.1

@@ -234,6 +234,16 @@ func TestDashboardFirstDayBrowser(t *testing.T) {
 			b.docShot(strings.ToLower(s.title))
 		}
 
+		// A language chosen in the header stays with the user.
+		eval[bool](b, `(s => { s.value = 'es'; s.dispatchEvent(new Event('change')); return true })(document.getElementById('lang-switch'))`)
+		b.waitText("h1", "Resumen")
+		b.waitText("nav", "Configuración")
+		b.do("clear the browser's choice", chromedp.Evaluate[chromedp.Void](`localStorage.removeItem('carteiro.lang')`))
+		b.open(base)
+		b.waitText("h1", "Resumen")
+		eval[bool](b, `(s => { s.value = 'en'; s.dispatchEvent(new Event('change')); return true })(document.getElementById('lang-switch'))`)
+		b.waitText("h1", "Overview")
+
 		// On a phone the navigation folds behind the menu button and the
 		// tables stack.
 		b.do("phone viewport", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile, chromedp.EmulateTouch))

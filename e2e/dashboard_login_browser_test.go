@@ -20,6 +20,17 @@ func TestDashboardSignInPageBrowser(t *testing.T) {
 		}
 		b.checkA11y("sign-in")
 		b.docShot("login")
+		// The browser's language picks the page's (D73, D10's matching).
+		b.acceptLanguage("pt-BR,pt;q=0.9")
+		b.open(ts.URL + "/dashboard/login")
+		b.waitText("h1", "Entrar")
+		b.acceptLanguage("es-MX")
+		b.open(ts.URL + "/dashboard/login")
+		b.waitText("h1", "Iniciar sesión")
+		b.acceptLanguage("en-US")
+		b.open(ts.URL + "/dashboard/login")
+		b.waitText("h1", "Sign in")
+
 		// A wrong password is refused with a message, and the page stays.
 		b.fill("input[name=email]", "nobody@example.com")
 		b.fill("input[name=password]", "not the password")
