@@ -93,13 +93,26 @@ func TestDashboardFirstDayBrowser(t *testing.T) {
 		b.waitText("#key-list", "backend")
 		b.checkA11y("api keys")
 		b.docShot("api-keys")
+		// Revoking asks first; the key then stops working.
+		b.fill("#key-form input[name=name]", "temporary")
+		b.click("#key-form button[type=submit]")
+		b.waitText("#new-secret", "Key temporary created")
+		doomed := strings.TrimSpace(b.text("#secret-value"))
+		testserver.Must(t, doomed != secret && strings.HasPrefix(doomed, "svc_live_"), "second secret %q", doomed)
+		b.waitText("#key-list", "temporary")
+		b.click(`#key-list button[aria-label="Revoke temporary"]`)
+		b.waitText("dialog", "Revoke the key temporary?")
+		b.click(`dialog button[value=ok]`)
+		b.waitText("#key-list", "revoked")
+		r := ts.Do(t, testserver.Request{Method: "GET", Path: "/v1/product/domains", Key: doomed})
+		testserver.Expect(t, r, http.StatusUnauthorized, "")
 		b.open(base + "api-keys")
 		b.waitText("#key-list", "backend")
 		if html := eval[string](b, "document.documentElement.outerHTML"); strings.Contains(html, secret) {
 			t.Error("the key's secret is on the page after a reload")
 		}
 		// The key works on the product API.
-		r := ts.Do(t, testserver.Request{Method: "GET", Path: "/v1/product/domains", Key: secret})
+		r = ts.Do(t, testserver.Request{Method: "GET", Path: "/v1/product/domains", Key: secret})
 		testserver.Expect(t, r, http.StatusOK, "")
 
 		// Domains: add, publish (as the customer would at their DNS host),
@@ -151,6 +164,16 @@ func TestDashboardFirstDayBrowser(t *testing.T) {
 		b.waitText("#email-log", "delivered")
 		b.checkA11y("emails")
 		b.docShot("emails")
+		// The open log shows a new email without a reload (it polls).
+		send(t, ts, secret, map[string]any{"from": "hello@shop.example", "to": "anyone@sandbox.example",
+			"subject": "Arrives while watching", "text": "t", "isSandbox": true})
+		b.waitText("#email-log", "Arrives while watching")
+		// The test mode shows test data only: nothing was sent with a test key.
+		eval[bool](b, `(s => { s.value = 'test'; s.dispatchEvent(new Event('change')); return true })(document.getElementById('mode-switch'))`)
+		b.waitText("#email-log", "No emails match")
+		testserver.Must(t, eval[bool](b, `document.querySelector('header.top').classList.contains('test-mode')`), "no test-mode header")
+		eval[bool](b, `(s => { s.value = 'live'; s.dispatchEvent(new Event('change')); return true })(document.getElementById('mode-switch'))`)
+		b.waitText("#email-log", "Dashboard sandbox")
 		b.click(`#email-log a[href="/dashboard/emails/` + res.ID + `"]`)
 		b.waitText("h1", "Dashboard sandbox")
 		b.waitText("#timeline", "queued")
@@ -224,9 +247,20 @@ func TestDashboardFirstDayBrowser(t *testing.T) {
 			t.Fatalf("the broadcast's emails did not reach the relay: %v", err)
 		}
 
+		// Templates: the editor test-renders with the sanitize report.
+		b.click(`nav a[href="/dashboard/templates"]`)
+		b.fill("#template-form input[name=name]", "Welcome")
+		b.click("#template-form button[type=submit]")
+		b.waitText("h1", "Welcome")
+		b.fill("#template-editor textarea[name=html]", "<p>Hi {{name}}</p><script>alert(1)</script>")
+		b.click("#test-render")
+		b.waitText("#test-render-report", "removed 1 scripts")
+		b.checkA11y("template")
+		b.docShot("template")
+
 		// The other sections open and pass axe.
 		for _, s := range []struct{ path, title string }{
-			{"templates", "Templates"}, {"senders", "Senders"}, {"suppressions", "Suppressions"}, {"settings", "Settings"}, {"", "Overview"},
+			{"senders", "Senders"}, {"suppressions", "Suppressions"}, {"settings", "Settings"}, {"", "Overview"},
 		} {
 			b.click(`nav a[href="/dashboard/` + s.path + `"]`)
 			b.waitText("h1", s.title)
