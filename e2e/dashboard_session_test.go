@@ -179,3 +179,14 @@ func TestDashboardTOTPAndPasswordChange(t *testing.T) {
 		testserver.Expect(t, other.Do(t, "GET", "/v1/platform/me", nil, nil), 401, "UNAUTHORIZED")
 	})
 }
+
+// With an https public URL the session cookie is Secure.
+func TestDashboardCookieIsSecureBehindHTTPS(t *testing.T) {
+	ts := testserver.StartServer(t, testserver.SQLite, map[string]string{"CARTEIRO_PUBLIC_URL": "https://mail.example.com"})
+	testserver.Must(t, strings.HasPrefix(ts.BootstrapSetupURL, "https://mail.example.com/dashboard/setup/"), "setup link %q", ts.BootstrapSetupURL)
+	r := ts.NewBrowser(t).Do(t, "POST", "/v1/platform/setup/"+ts.SetupToken(),
+		map[string]string{"email": "owner@example.com", "password": testserver.UserPassword}, nil)
+	testserver.Expect(t, r, 201, "")
+	cookie := sessionCookie(t, r)
+	testserver.Must(t, strings.Contains(cookie, "; Secure") && strings.Contains(cookie, "SameSite=Strict") && strings.Contains(cookie, "HttpOnly"), "cookie: %s", cookie)
+}
