@@ -206,6 +206,13 @@ func (b *browser) fill(sel, v string) {
 	b.do("fill "+sel, chromedp.WaitVisible(chromedp.CSS(sel)), chromedp.SetValue(chromedp.CSS(sel), v))
 }
 
+// choose selects value in the <select> sel, as a person would (a change
+// event follows).
+func (b *browser) choose(sel, value string) {
+	b.t.Helper()
+	eval[bool](b, fmt.Sprintf(`(s => { s.value = %q; s.dispatchEvent(new Event('change')); return true })(document.querySelector(%q))`, value, sel))
+}
+
 // setFile puts a file in the file input sel.
 func (b *browser) setFile(sel, path string) {
 	b.t.Helper()

@@ -169,10 +169,10 @@ func TestDashboardFirstDayBrowser(t *testing.T) {
 			"subject": "Arrives while watching", "text": "t", "isSandbox": true})
 		b.waitText("#email-log", "Arrives while watching")
 		// The test mode shows test data only: nothing was sent with a test key.
-		eval[bool](b, `(s => { s.value = 'test'; s.dispatchEvent(new Event('change')); return true })(document.getElementById('mode-switch'))`)
+		b.choose("#mode-switch", "test")
 		b.waitText("#email-log", "No emails match")
 		testserver.Must(t, eval[bool](b, `document.querySelector('header.top').classList.contains('test-mode')`), "no test-mode header")
-		eval[bool](b, `(s => { s.value = 'live'; s.dispatchEvent(new Event('change')); return true })(document.getElementById('mode-switch'))`)
+		b.choose("#mode-switch", "live")
 		b.waitText("#email-log", "Dashboard sandbox")
 		b.click(`#email-log a[href="/dashboard/emails/` + res.ID + `"]`)
 		b.waitText("h1", "Dashboard sandbox")
@@ -269,13 +269,13 @@ func TestDashboardFirstDayBrowser(t *testing.T) {
 		}
 
 		// A language chosen in the header stays with the user.
-		eval[bool](b, `(s => { s.value = 'es'; s.dispatchEvent(new Event('change')); return true })(document.getElementById('lang-switch'))`)
+		b.choose("#lang-switch", "es")
 		b.waitText("h1", "Resumen")
 		b.waitText("nav", "Configuración")
 		b.do("clear the browser's choice", chromedp.Evaluate[chromedp.Void](`localStorage.removeItem('carteiro.lang')`))
 		b.open(base)
 		b.waitText("h1", "Resumen")
-		eval[bool](b, `(s => { s.value = 'en'; s.dispatchEvent(new Event('change')); return true })(document.getElementById('lang-switch'))`)
+		b.choose("#lang-switch", "en")
 		b.waitText("h1", "Overview")
 
 		// On a phone the navigation folds behind the menu button and the
