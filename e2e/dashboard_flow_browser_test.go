@@ -292,12 +292,32 @@ func TestDashboardFirstDayBrowser(t *testing.T) {
 		testserver.Must(t, eval[string](b, `getComputedStyle(document.querySelector('#email-log td')).display`) == "block", "table not stacked")
 		b.checkA11y("phone")
 		b.docShot("phone")
-		b.do("laptop viewport", chromedp.EmulateReset())
+		b.do("laptop viewport", chromedp.EmulateViewport(1280, 900))
+
+		// The owner adds a member in Settings.
+		b.click(`nav a[href="/dashboard/settings"]`)
+		b.fill("#user-form input[name=email]", "member@shop.example")
+		b.fill("#user-form input[name=password]", "member password 1")
+		b.click("#user-form button[type=submit]")
+		b.waitText("#users", "member@shop.example")
 
 		// Logout ends the session: the dashboard asks to sign in again.
 		b.click("#logout")
 		b.waitText("h1", "Sign in")
 		b.open(base + "emails")
+		b.waitText("h1", "Sign in")
+
+		// A member signs in, lands where they were going, and has no API
+		// keys section; its route says why.
+		b.fill("#login-form input[name=email]", "member@shop.example")
+		b.fill("#login-form input[name=password]", "member password 1")
+		b.click("#login-form button[type=submit]")
+		b.waitText("h1", "Emails")
+		testserver.Must(t, !strings.Contains(b.text("nav"), "API keys"), "a member sees the API keys section")
+		b.open(base + "api-keys")
+		b.waitText("main .error", "")
+		testserver.Must(t, b.text("main .error") != "", "no refusal shown to a member on the keys page")
+		b.click("#logout")
 		b.waitText("h1", "Sign in")
 	})
 }
