@@ -190,3 +190,14 @@ func TestDashboardCookieIsSecureBehindHTTPS(t *testing.T) {
 	cookie := sessionCookie(t, r)
 	testserver.Must(t, strings.Contains(cookie, "; Secure") && strings.Contains(cookie, "SameSite=Strict") && strings.Contains(cookie, "HttpOnly"), "cookie: %s", cookie)
 }
+
+// The setup link works for 24 hours (D73).
+func TestDashboardSetupLinkExpires(t *testing.T) {
+	ts := testserver.StartServer(t, testserver.SQLite, nil)
+	setup := "/v1/platform/setup/" + ts.SetupToken()
+	br := ts.NewBrowser(t)
+	testserver.Expect(t, br.Do(t, "GET", setup, nil, nil), 200, "")
+	ts.Clock.Advance(carteiro.SetupTokenTTL)
+	testserver.Expect(t, br.Do(t, "GET", setup, nil, nil), 404, "NOT_FOUND")
+	testserver.Expect(t, br.Do(t, "POST", setup, map[string]string{"email": "late@example.com", "password": testserver.UserPassword}, nil), 404, "NOT_FOUND")
+}

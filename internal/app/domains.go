@@ -130,7 +130,8 @@ func (a *App) checkDomain(ctx context.Context, d *carteiro.Domain) (*Verificatio
 	return &Verification{Domain: d, Checks: checks}, nil
 }
 
-// DeleteDomain soft-deletes a domain (D35) after the reauthentication of D8.
+// DeleteDomain soft-deletes a domain (D35) after the reauthentication of D8:
+// for a dashboard user, the user's own password and code (owners only, D73).
 func (a *App) DeleteDomain(ctx context.Context, p *Principal, id string, r Reauth) error {
 	if err := p.requireFull(); err != nil {
 		return err
