@@ -3,6 +3,7 @@ package e2e
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/carteiro/carteiro"
 	"github.com/carteiro/carteiro/internal/testserver"
@@ -44,12 +45,25 @@ func TestDashboardRolesKeysAndAudit(t *testing.T) {
 		testserver.Expect(t, r, 201, "")
 		key := r.JSON(t)
 		secret, _ := key["secret"].(string)
-		testserver.Must(t, strings.HasPrefix(secret, "svc_test_") && key["domainId"] == d.ID && key["createdBy"] == "owner@example.com", "created key: %s", r.Body)
+		testserver.Must(t, strings.HasPrefix(secret, "svc_test_") && key["domainId"] == d.ID && key["createdBy"] == "owner@example.com" &&
+			key["lastUsedAt"] == nil, "created key: %s", r.Body)
 		testserver.Expect(t, ts.Do(t, testserver.Request{Method: "GET", Path: "/v1/product/emails", Key: secret}), 200, "")
 		r = owner.Do(t, "GET", "/v1/platform/api-keys", nil, nil)
 		testserver.Expect(t, r, 200, "")
 		testserver.Must(t, strings.Contains(string(r.Body), key["id"].(string)) && !strings.Contains(string(r.Body), secret) &&
 			!strings.Contains(string(r.Body), `"secret"`), "key list shows a secret or lacks the key: %s", r.Body)
+		var keys struct {
+			Data []struct {
+				ID         string
+				LastUsedAt *time.Time
+			}
+		}
+		r.Decode(t, &keys)
+		for _, k := range keys.Data {
+			if k.ID == key["id"] {
+				testserver.Must(t, k.LastUsedAt != nil && !k.LastUsedAt.Before(ts.Clock.Now().Add(-time.Minute)), "last use not recorded: %s", r.Body)
+			}
+		}
 		testserver.Expect(t, owner.Do(t, "POST", "/v1/platform/api-keys", map[string]any{"name": "x", "mode": "staging"}, nil), 422, "VALIDATION_ERROR")
 		testserver.Expect(t, owner.Do(t, "POST", "/v1/platform/api-keys", map[string]any{"name": "x", "mode": "live", "domainId": "nope"}, nil), 422, "VALIDATION_ERROR")
 

@@ -155,8 +155,12 @@ func (a *App) Bootstrap(ctx context.Context) (org *carteiro.Organization, keys [
 				ID: uuid.Must(uuid.NewV7()).String(), OrgID: org.ID, Name: "default " + string(mode),
 				Mode: mode, Permission: carteiro.PermissionFull,
 				Hash: carteiro.HashKey(secret), Prefix: secret[:len(carteiro.LiveKeyPrefix)+4], CreatedAt: a.clock.Now(),
+				CreatedBy: actorCLI,
 			}
 			if err := tx.CreateAPIKey(ctx, k); err != nil {
+				return err
+			}
+			if err := a.audit(ctx, tx, org.ID, actorCLI, carteiro.AuditKeyCreated, keyTarget(k)); err != nil {
 				return err
 			}
 			keys = append(keys, &NewKey{Key: k, Secret: secret})

@@ -80,5 +80,6 @@ func (a *App) Authenticate(ctx context.Context, key string) (*Principal, error) 
 	if k.RevokedAt != nil {
 		return nil, &carteiro.Error{Code: carteiro.CodeInvalidAPIKey}
 	}
+	a.noteKeyUse(ctx, k)
 	return &Principal{Org: org, Key: k}, nil
 }

@@ -47,4 +47,7 @@ CREATE TABLE audit_log (
 
 CREATE INDEX audit_by_org ON audit_log (org_id, at);
 
+-- Who made a key, and when it was last used (written at most once a
+-- minute per key and process, so the accept path gains no write).
 ALTER TABLE api_keys ADD COLUMN created_by TEXT NOT NULL DEFAULT '';
+ALTER TABLE api_keys ADD COLUMN last_used_at BIGINT;
