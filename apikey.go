@@ -50,6 +50,8 @@ type APIKey struct {
 	CreatedAt  time.Time
 	RevokedAt  *time.Time
 	LastUsedAt *time.Time
+	// CreatedBy is who made the key: a dashboard user's email, or "cli".
+	CreatedBy string
 }
 
 // RandomBase62 returns n characters from crypto/rand.

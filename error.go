@@ -8,10 +8,13 @@ import (
 // Error codes are stable English identifiers (D9, D11). The HTTP layer maps each
 // code to a status in one table; the domain never speaks HTTP.
 const (
-	CodeInvalidJSON         = "INVALID_JSON"
-	CodeValidation          = "VALIDATION_ERROR"
-	CodeMissingAPIKey       = "MISSING_API_KEY"
-	CodeInvalidAPIKey       = "INVALID_API_KEY"
+	CodeInvalidJSON   = "INVALID_JSON"
+	CodeValidation    = "VALIDATION_ERROR"
+	CodeMissingAPIKey = "MISSING_API_KEY"
+	CodeInvalidAPIKey = "INVALID_API_KEY"
+	// CodeUnauthorized is a dashboard request without a valid session, or
+	// a refused login (D73).
+	CodeUnauthorized        = "UNAUTHORIZED"
 	CodeForbidden           = "FORBIDDEN"
 	CodeReauthRequired      = "REAUTH_REQUIRED"
 	CodeReauthFailed        = "REAUTH_FAILED"

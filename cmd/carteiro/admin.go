@@ -146,7 +146,8 @@ func keyCommand(ctx context.Context, args []string, stdout, stderr io.Writer, lo
 			out := []map[string]any{}
 			for _, k := range keys {
 				out = append(out, map[string]any{"id": k.ID, "name": k.Name, "mode": k.Mode, "permission": k.Permission,
-					"domain": k.Domain, "prefix": k.Prefix, "createdAt": k.CreatedAt, "revokedAt": k.RevokedAt})
+					"domain": k.Domain, "prefix": k.Prefix, "createdAt": k.CreatedAt, "revokedAt": k.RevokedAt,
+					"createdBy": k.CreatedBy, "lastUsedAt": k.LastUsedAt})
 			}
 			return json.NewEncoder(stdout).Encode(map[string]any{"keys": out})
 		}

@@ -40,6 +40,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = orgCommand(ctx, args[1:], stdin, stdout, stderr, lookupEnv)
 	case "key":
 		err = keyCommand(ctx, args[1:], stdout, stderr, lookupEnv)
+	case "user":
+		err = userCommand(ctx, args[1:], stdin, stdout, stderr, lookupEnv)
 	case "send":
 		err = sendCommand(ctx, args[1:], stdin, stdout, stderr, lookupEnv)
 	case "emails":
@@ -91,6 +93,9 @@ Usage:
                       [--permission full_access|sending_access] [--domain D] [--json]
   carteiro key list --org ID [--json]        list keys (never their secrets)
   carteiro key revoke ID                     revoke a key
+  carteiro user create --org ID --email E [--role owner|member] [--json]
+                                             add a dashboard user (password read
+                                             from stdin)
   carteiro send --from A --to B [--to C] --subject S (--html FILE | --text T)
                 [--test] [--json] [--api URL] [--key K]
                                              send one email through a running

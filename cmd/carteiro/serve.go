@@ -95,6 +95,11 @@ func printBootstrap(w io.Writer, srv *server.Server) {
 	for _, k := range srv.BootstrapKeys {
 		fmt.Fprintf(w, "  %-5s %s\n", k.Key.Mode, k.Secret)
 	}
+	if srv.BootstrapSetupURL != "" {
+		// D73: the first owner of the dashboard signs up here.
+		fmt.Fprintln(w, "Open the dashboard and choose the first owner's email and password (this link works once, for 24 hours):")
+		fmt.Fprintf(w, "  %s\n", srv.BootstrapSetupURL)
+	}
 	fmt.Fprintln(w)
 }
 

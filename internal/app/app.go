@@ -128,6 +128,8 @@ type App struct {
 
 	keysMu sync.Mutex
 	keys   map[string]crypto.Signer // DKIM keys opened, by domain id
+
+	keyUse keyUse // when each API key's last use was written (keyuse.go)
 }
 
 // Deps are the collaborators of App, injected so tests can move the clock and

@@ -130,15 +130,23 @@ func (a *App) checkDomain(ctx context.Context, d *carteiro.Domain) (*Verificatio
 	return &Verification{Domain: d, Checks: checks}, nil
 }
 
-// DeleteDomain soft-deletes a domain (D35) after the reauthentication of D8.
+// DeleteDomain soft-deletes a domain (D35) after the reauthentication of D8:
+// for a dashboard user, the user's own password and code (owners only, D73).
 func (a *App) DeleteDomain(ctx context.Context, p *Principal, id string, r Reauth) error {
 	if err := p.requireFull(); err != nil {
+		return err
+	}
+	if err := p.requireOwner(); err != nil {
 		return err
 	}
 	if _, err := a.store.Domain(ctx, p.Org.ID, id); err != nil {
 		return storeErr(err)
 	}
-	if err := a.checkReauth(ctx, p.Org, r); err != nil {
+	check := func() error { return a.checkReauth(ctx, p.Org, r) }
+	if p.User != nil {
+		check = func() error { return a.checkUserReauth(ctx, p.User, r) }
+	}
+	if err := check(); err != nil {
 		return err
 	}
 	return storeErr(a.store.SoftDeleteDomain(ctx, p.Org.ID, id, a.clock.Now()))

@@ -46,6 +46,9 @@ type KeyRequest struct {
 	Mode       carteiro.Mode
 	Permission carteiro.Permission
 	Domain     string
+	// CreatedBy names who asked, for the key list and the audit log;
+	// empty is the command line.
+	CreatedBy string
 }
 
 // CreateKey makes an API key and returns its secret once.
@@ -75,11 +78,26 @@ func (a *App) CreateKey(ctx context.Context, r KeyRequest) (*NewKey, error) {
 		ID: uuid.Must(uuid.NewV7()).String(), OrgID: r.OrgID, Name: strings.TrimSpace(r.Name),
 		Mode: r.Mode, Permission: r.Permission, Domain: r.Domain,
 		Hash: carteiro.HashKey(secret), Prefix: secret[:len(carteiro.LiveKeyPrefix)+4], CreatedAt: a.clock.Now(),
+		CreatedBy: r.CreatedBy,
 	}
-	if err := a.store.CreateAPIKey(ctx, k); err != nil {
+	if k.CreatedBy == "" {
+		k.CreatedBy = actorCLI
+	}
+	err := a.store.InTx(ctx, func(tx *store.Tx) error {
+		if err := tx.CreateAPIKey(ctx, k); err != nil {
+			return err
+		}
+		return a.audit(ctx, tx, k.OrgID, k.CreatedBy, carteiro.AuditKeyCreated, keyTarget(k))
+	})
+	if err != nil {
 		return nil, storeErr(err)
 	}
 	return &NewKey{Key: k, Secret: secret}, nil
+}
+
+// keyTarget names a key in the audit log: its id, name and mode.
+func keyTarget(k *carteiro.APIKey) string {
+	return k.ID + " " + k.Name + " (" + string(k.Mode) + ")"
 }
 
 // ListKeys returns an organization's keys (never their secrets).
@@ -91,9 +109,26 @@ func (a *App) ListKeys(ctx context.Context, orgID string) ([]*carteiro.APIKey, e
 	return keys, storeErr(err)
 }
 
-// RevokeKey revokes a key at once; requests with it then get 401.
+// RevokeKey revokes a key at once (`carteiro key revoke`); requests with
+// it then get 401.
 func (a *App) RevokeKey(ctx context.Context, id string) error {
-	return storeErr(a.store.RevokeAPIKey(ctx, id, a.clock.Now()))
+	k, err := a.store.APIKey(ctx, id)
+	if err != nil {
+		return storeErr(err)
+	}
+	return a.revokeKey(ctx, k, actorCLI)
+}
+
+func (a *App) revokeKey(ctx context.Context, k *carteiro.APIKey, actor string) error {
+	return storeErr(a.store.InTx(ctx, func(tx *store.Tx) error {
+		if err := tx.RevokeAPIKey(ctx, k.ID, a.clock.Now()); err != nil {
+			return err
+		}
+		if k.RevokedAt != nil {
+			return nil // revoked before: nothing happened now
+		}
+		return a.audit(ctx, tx, k.OrgID, actor, carteiro.AuditKeyRevoked, keyTarget(k))
+	}))
 }
 
 // Bootstrap is D4's first start: with an empty database it creates a default
@@ -120,8 +155,12 @@ func (a *App) Bootstrap(ctx context.Context) (org *carteiro.Organization, keys [
 				ID: uuid.Must(uuid.NewV7()).String(), OrgID: org.ID, Name: "default " + string(mode),
 				Mode: mode, Permission: carteiro.PermissionFull,
 				Hash: carteiro.HashKey(secret), Prefix: secret[:len(carteiro.LiveKeyPrefix)+4], CreatedAt: a.clock.Now(),
+				CreatedBy: actorCLI,
 			}
 			if err := tx.CreateAPIKey(ctx, k); err != nil {
+				return err
+			}
+			if err := a.audit(ctx, tx, org.ID, actorCLI, carteiro.AuditKeyCreated, keyTarget(k)); err != nil {
 				return err
 			}
 			keys = append(keys, &NewKey{Key: k, Secret: secret})

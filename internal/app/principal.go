@@ -8,10 +8,37 @@ import (
 	"github.com/carteiro/carteiro/internal/store"
 )
 
-// Principal is who is calling: an API key and its organization.
+// Principal is who is calling: an API key and its organization, or a
+// dashboard user signed in with a session (D73). A session's principal
+// carries a Key too, an unsaved full_access key of the mode the dashboard
+// asked for, so the product use cases serve both alike.
 type Principal struct {
 	Org *carteiro.Organization
 	Key *carteiro.APIKey
+	// User and Session are set for a dashboard session, nil for an API key.
+	User    *carteiro.User
+	Session *carteiro.Session
+}
+
+// actor names the caller in the audit log: a user's email, else "cli".
+func (p *Principal) actor() string {
+	if p != nil && p.User != nil {
+		return p.User.Email
+	}
+	return actorCLI
+}
+
+// actorCLI is the audit log's name for the command line.
+const actorCLI = "cli"
+
+// requireOwner refuses members what D73 keeps for owners: managing API
+// keys and users, and deleting domains. API keys are not users; their own
+// permissions apply (D6).
+func (p *Principal) requireOwner() error {
+	if p.User != nil && p.User.Role != carteiro.RoleOwner {
+		return &carteiro.Error{Code: carteiro.CodeForbidden, Details: map[string]any{"reason": "role"}}
+	}
+	return nil
 }
 
 // Mode is the key's mode; objects it creates and sees belong to it (D7).
@@ -53,5 +80,6 @@ func (a *App) Authenticate(ctx context.Context, key string) (*Principal, error) 
 	if k.RevokedAt != nil {
 		return nil, &carteiro.Error{Code: carteiro.CodeInvalidAPIKey}
 	}
+	a.noteKeyUse(ctx, k)
 	return &Principal{Org: org, Key: k}, nil
 }

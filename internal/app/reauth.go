@@ -124,6 +124,29 @@ func (a *App) EnableTOTP(ctx context.Context, orgID string) (secretB32, otpauthU
 type Reauth struct {
 	Method     string // totp or password
 	Credential string
+	// TOTPCode is a dashboard user's code, asked beside the password when
+	// the user has TOTP on.
+	TOTPCode string
+}
+
+// checkUserReauth is D8's reauthentication for a dashboard user: the
+// user's own password, and code when the user has TOTP on (D73).
+func (a *App) checkUserReauth(ctx context.Context, u *carteiro.User, r Reauth) error {
+	if r.Credential == "" || (u.TOTPEnabled() && r.TOTPCode == "") {
+		return &carteiro.Error{Code: carteiro.CodeReauthRequired}
+	}
+	if r.Method != "password" || !checkPassword(u.PasswordHash, r.Credential) {
+		return &carteiro.Error{Code: carteiro.CodeReauthFailed}
+	}
+	if u.TOTPEnabled() {
+		if err := a.checkUserTOTP(ctx, u, u.TOTPSecret, r.TOTPCode); err != nil {
+			if carteiro.ErrorCode(err) == carteiro.CodeUnauthorized {
+				return &carteiro.Error{Code: carteiro.CodeReauthFailed}
+			}
+			return err
+		}
+	}
+	return nil
 }
 
 // checkReauth enforces D8: when the organization has a password or TOTP

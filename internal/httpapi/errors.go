@@ -18,6 +18,7 @@ var statusByCode = map[string]int{
 	carteiro.CodeValidation:          http.StatusUnprocessableEntity,
 	carteiro.CodeMissingAPIKey:       http.StatusUnauthorized,
 	carteiro.CodeInvalidAPIKey:       http.StatusUnauthorized,
+	carteiro.CodeUnauthorized:        http.StatusUnauthorized,
 	carteiro.CodeForbidden:           http.StatusForbidden,
 	carteiro.CodeReauthRequired:      http.StatusForbidden,
 	carteiro.CodeReauthFailed:        http.StatusForbidden,

@@ -92,15 +92,19 @@ func (s *Server) wrapRoute(rt Route) http.Handler {
 		if rt.secretPath {
 			info.loggedPath = rt.Path
 		}
-		if rt.Auth {
-			p, err := s.authenticate(r)
+		if rt.Auth || rt.Session {
+			authenticate, scope := s.authenticate, func(p *app.Principal) string { return "key:" + p.Key.ID }
+			if rt.Session {
+				authenticate, scope = s.authenticateSession, func(p *app.Principal) string { return "user:" + p.User.ID }
+			}
+			p, err := authenticate(r)
 			if err != nil {
 				s.writeError(w, r, err)
 				return
 			}
 			info.principal = p
 			prev := s.lastResult(w)
-			if !s.limit(w, r, "key:"+p.Key.ID, s.Limits.PerKey, prev) {
+			if !s.limit(w, r, scope(p), s.Limits.PerKey, prev) {
 				return
 			}
 			if rt.limit != nil {

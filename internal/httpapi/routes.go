@@ -11,7 +11,10 @@ type Route struct {
 	Method string
 	Path   string // ServeMux pattern path, e.g. /v1/product/domains/{id}
 	// Auth tells whether the route needs an API key.
-	Auth    bool
+	Auth bool
+	// Session tells whether the route needs a dashboard session (and, on
+	// unsafe methods, its CSRF token; D73).
+	Session bool
 	handler func(w http.ResponseWriter, r *http.Request)
 	// limit is an extra per-organization rule (DELETE /domains/:id, D13).
 	limit *routeLimit

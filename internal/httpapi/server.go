@@ -22,6 +22,8 @@ type Limits struct {
 	PerKey          ratelimit.Rule
 	PerIP           ratelimit.Rule
 	DomainDeletions ratelimit.Rule
+	// Login bounds dashboard sign-in tries per address and per IP (D73).
+	Login ratelimit.Rule
 }
 
 // DefaultLimits are D13's defaults.
@@ -30,6 +32,7 @@ func DefaultLimits() Limits {
 		PerKey:          ratelimit.Rule{Rate: 50, Period: 1e9, Burst: 100},
 		PerIP:           ratelimit.Rule{Rate: 100, Period: 1e9, Burst: 200},
 		DomainDeletions: ratelimit.Rule{Rate: 5, Period: 60e9, Burst: 5},
+		Login:           ratelimit.Rule{Rate: 5, Period: 60e9, Burst: 5},
 	}
 }
 
@@ -45,6 +48,9 @@ type Deps struct {
 	Clock        carteiro.Clock
 	Limits       Limits
 	MetricsToken string
+	// SecureCookies marks the dashboard's session cookie Secure (the
+	// public URL is https).
+	SecureCookies bool
 	// MaxInflightBytes bounds the request bodies handled at once (D60);
 	// 0 means DefaultMaxInflightBytes.
 	MaxInflightBytes int64
@@ -66,6 +72,7 @@ func New(d Deps) *Server {
 	s := &Server{Deps: d, app: d.App, catalog: d.Catalog, logger: d.Logger, mux: http.NewServeMux(),
 		inflight: newInflight(d.MaxInflightBytes)}
 	s.routes = s.routeTable()
+	s.routes = append(s.routes, s.platformRoutes(s.routes)...)
 	for _, rt := range s.routes {
 		s.mux.Handle(rt.Method+" "+rt.Path, s.wrapRoute(rt))
 	}

@@ -11,6 +11,7 @@ func Codes() []string {
 		carteiro.CodeValidation,
 		carteiro.CodeMissingAPIKey,
 		carteiro.CodeInvalidAPIKey,
+		carteiro.CodeUnauthorized,
 		carteiro.CodeForbidden,
 		carteiro.CodeReauthRequired,
 		carteiro.CodeReauthFailed,

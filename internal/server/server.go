@@ -17,6 +17,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -25,6 +26,7 @@ import (
 	"github.com/carteiro/carteiro/docs"
 	"github.com/carteiro/carteiro/internal/app"
 	"github.com/carteiro/carteiro/internal/config"
+	"github.com/carteiro/carteiro/internal/dashboard"
 	"github.com/carteiro/carteiro/internal/dnscheck"
 	"github.com/carteiro/carteiro/internal/httpapi"
 	"github.com/carteiro/carteiro/internal/i18n"
@@ -65,11 +67,17 @@ type Server struct {
 	App   *app.App
 	Queue *queue.Queue
 	HTTP  *httpapi.Server
+	// Web serves the dashboard's pages (D73) and hands the rest to HTTP.
+	Web *dashboard.Handler
 	// BootstrapKeys holds the keys made on the first start (D4), else nil.
 	BootstrapKeys []*app.NewKey
 	BootstrapOrg  *carteiro.Organization
+	// BootstrapSetupURL is the first start's one-time link where the first
+	// owner signs up (D73), else "".
+	BootstrapSetupURL string
 
 	logger    *slog.Logger
+	publicURL string
 	listener  net.Listener
 	http      *http.Server
 	redis     *redis.Client
@@ -96,7 +104,7 @@ func Open(ctx context.Context, o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{Store: st, logger: o.Logger}
+	s := &Server{Store: st, logger: o.Logger, publicURL: o.Config.PublicURL}
 	if err := s.build(ctx, o); err != nil {
 		_ = st.Close()
 		if s.releaseStore != nil {
@@ -203,7 +211,11 @@ func (s *Server) build(ctx context.Context, o Options) error {
 		App: s.App, Catalog: catalog, Limiter: limiter, Logger: o.Logger, Clock: o.Clock,
 		Metrics: metrics, Ready: s.Store.Ping, OpenAPI: openapi,
 		Limits: limits, MetricsToken: o.Config.MetricsToken, MaxInflightBytes: o.Config.MaxInflightBytes,
+		SecureCookies: strings.HasPrefix(o.Config.PublicURL, "https://"),
 	})
+	if s.Web, err = dashboard.New(s.HTTP); err != nil {
+		return err
+	}
 	if o.Config.InboundAddr != "" && o.Role != RoleAPI {
 		// D55: bounces and complaints come back here (D1: workers' role),
 		// and D75's received mail.
@@ -278,6 +290,14 @@ func (s *Server) Bootstrap(ctx context.Context) error {
 		return err
 	}
 	s.BootstrapOrg, s.BootstrapKeys = org, keys
+	if org == nil {
+		return nil
+	}
+	token, err := s.App.NewSetupToken(ctx, org.ID)
+	if err != nil {
+		return fmt.Errorf("setup link: %w", err)
+	}
+	s.BootstrapSetupURL = s.publicURL + "/dashboard/setup/" + token
 	return nil
 }
 
@@ -290,7 +310,7 @@ func (s *Server) Listen(addr string) error {
 	}
 	s.listener = ln
 	s.http = &http.Server{
-		Handler:           s.HTTP,
+		Handler:           s.Web,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       2 * time.Minute,
 		IdleTimeout:       2 * time.Minute,

@@ -8,7 +8,7 @@ import (
 	"github.com/carteiro/carteiro"
 )
 
-const keyColumns = `id, org_id, name, mode, permission, domain, key_hash, prefix, created_at, revoked_at`
+const keyColumns = `id, org_id, name, mode, permission, domain, key_hash, prefix, created_at, revoked_at, created_by, last_used_at`
 
 func scanKey(r row) (*carteiro.APIKey, error) {
 	var k carteiro.APIKey
@@ -24,17 +24,18 @@ func scanKey(r row) (*carteiro.APIKey, error) {
 // that converts the scanned times once Scan has filled them.
 func keyFields(k *carteiro.APIKey) (dest []any, finish func()) {
 	var created int64
-	var revoked *int64
-	return []any{&k.ID, &k.OrgID, &k.Name, &k.Mode, &k.Permission, &k.Domain, &k.Hash, &k.Prefix, &created, &revoked}, func() {
+	var revoked, lastUsed *int64
+	return []any{&k.ID, &k.OrgID, &k.Name, &k.Mode, &k.Permission, &k.Domain, &k.Hash, &k.Prefix, &created, &revoked, &k.CreatedBy, &lastUsed}, func() {
 		k.CreatedAt = fromMicros(created)
 		k.RevokedAt = fromMicrosPtr(revoked)
+		k.LastUsedAt = fromMicrosPtr(lastUsed)
 	}
 }
 
 // CreateAPIKey inserts k (only its hash, never the key itself).
 func (q *Queries) CreateAPIKey(ctx context.Context, k *carteiro.APIKey) error {
-	_, err := q.exec(ctx, `INSERT INTO api_keys (`+keyColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		k.ID, k.OrgID, k.Name, string(k.Mode), string(k.Permission), k.Domain, k.Hash, k.Prefix, micros(k.CreatedAt), microsPtr(k.RevokedAt))
+	_, err := q.exec(ctx, `INSERT INTO api_keys (`+keyColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		k.ID, k.OrgID, k.Name, string(k.Mode), string(k.Permission), k.Domain, k.Hash, k.Prefix, micros(k.CreatedAt), microsPtr(k.RevokedAt), k.CreatedBy, microsPtr(k.LastUsedAt))
 	if err != nil {
 		return fmt.Errorf("store: create API key: %w", classify(err))
 	}
@@ -139,6 +140,17 @@ func (q *Queries) RevokeAPIKey(ctx context.Context, id string, at time.Time) err
 	}
 	if n == 0 {
 		return ErrNotFound
+	}
+	return nil
+}
+
+// TouchAPIKey records that a key was used at at, unless a use as recent
+// is already recorded.
+func (q *Queries) TouchAPIKey(ctx context.Context, id string, at time.Time) error {
+	_, err := q.exec(ctx, `UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)`,
+		micros(at), id, micros(at))
+	if err != nil {
+		return fmt.Errorf("store: touch API key %s: %w", id, classify(err))
 	}
 	return nil
 }

@@ -1,0 +1,58 @@
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base32"
+	"fmt"
+	"net/url"
+
+	"github.com/carteiro/carteiro"
+	"github.com/carteiro/carteiro/internal/store"
+)
+
+// A user turns TOTP on in two steps: BeginTOTP makes a secret kept aside,
+// ConfirmTOTP checks a code from the authenticator and only then makes
+// login ask for codes, so a mistyped scan cannot lock the user out.
+
+// BeginTOTP makes a new pending TOTP secret for the caller and returns it
+// in base32 with an otpauth:// URL.
+func (a *App) BeginTOTP(ctx context.Context, p *Principal) (secretB32, otpauthURL string, err error) {
+	raw := make([]byte, 20)
+	if _, err := rand.Read(raw); err != nil {
+		return "", "", fmt.Errorf("totp secret: %w", err)
+	}
+	sealed, err := a.box.Seal(raw)
+	if err != nil {
+		return "", "", fmt.Errorf("seal totp secret: %w", err)
+	}
+	u := *p.User
+	u.TOTPPending = sealed
+	if err := a.store.UpdateUser(ctx, &u); err != nil {
+		return "", "", storeErr(err)
+	}
+	secretB32 = base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(raw)
+	otpauthURL = "otpauth://totp/Carteiro:" + url.PathEscape(u.Email) + "?secret=" + secretB32 + "&issuer=Carteiro"
+	return secretB32, otpauthURL, nil
+}
+
+// ConfirmTOTP turns TOTP on once code matches the pending secret.
+func (a *App) ConfirmTOTP(ctx context.Context, p *Principal, code string) error {
+	u := *p.User
+	if u.TOTPPending == "" {
+		return carteiro.InvalidState("no_pending_totp")
+	}
+	if err := a.checkUserTOTP(ctx, &u, u.TOTPPending, code); err != nil {
+		if carteiro.ErrorCode(err) == carteiro.CodeUnauthorized {
+			return carteiro.Invalid("code", "invalid_value")
+		}
+		return err
+	}
+	u.TOTPSecret, u.TOTPPending = u.TOTPPending, ""
+	return storeErr(a.store.InTx(ctx, func(tx *store.Tx) error {
+		if err := tx.UpdateUser(ctx, &u); err != nil {
+			return err
+		}
+		return a.audit(ctx, tx, u.OrgID, u.Email, carteiro.AuditTOTPEnabled, u.Email)
+	}))
+}

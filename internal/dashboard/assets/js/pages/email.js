@@ -1,0 +1,76 @@
+// One email: its HTML in a sandboxed iframe (D73; remote images only on
+// request), its text, addresses and tags, the timeline, resend and cancel.
+import { h, badge, fmtDate, table, confirmDialog, errorBox, notice } from '../dom.js';
+import { get, post, mode } from '../api.js';
+import { t } from '../i18n.js';
+
+export async function render(ctx) {
+  const id = ctx.params[0];
+  const [email, events] = await Promise.all([get('/emails/' + encodeURIComponent(id)), get('/emails/' + encodeURIComponent(id) + '/events')]);
+  const actions = h('div', { class: 'actions' });
+  if (email.status === 'scheduled') {
+    actions.append(h('button', { type: 'button', class: 'danger', onclick: async () => {
+      if (!await confirmDialog(t('email.cancelConfirm'), t('email.cancel'))) return;
+      try { await post('/emails/' + id + '/cancel'); ctx.navigate('emails/' + id, true); } catch (err) { actions.append(errorBox(err)); }
+    } }, t('email.cancel')));
+  }
+  if (email.status === 'failed' || email.status === 'cancelled') {
+    actions.append(h('button', { type: 'button', onclick: async () => {
+      try { const r = await post('/emails/' + id + '/resend'); ctx.navigate('emails/' + r.id); } catch (err) { actions.append(errorBox(err)); }
+    } }, t('email.resend')));
+  }
+  const viewerURL = images => '/dashboard/viewer/' + encodeURIComponent(id) + '?mode=' + mode() + (images ? '&images=1' : '');
+  // No allow-* token at all: no scripts, forms, popups or navigation, and
+  // an opaque origin (D73).
+  const frame = h('iframe', { sandbox: '', src: viewerURL(false), title: t('email.htmlBody'), id: 'email-frame', referrerpolicy: 'no-referrer' });
+  const imagesBtn = h('button', { type: 'button', class: 'secondary small', id: 'load-images' }, t('email.loadImages'));
+  imagesBtn.addEventListener('click', () => { frame.src = viewerURL(true); imagesBtn.disabled = true; imagesBtn.textContent = t('email.imagesShown'); });
+  const dl = (label, value) => [h('dt', {}, label), h('dd', {}, value === null || value === undefined || value === '' ? '—' : value)];
+  ctx.main.append(
+    h('p', {}, h('a', { href: '/dashboard/emails' }, '← ' + t('nav.emails'))),
+    h('h1', {}, email.subject || t('email.noSubject')),
+    h('div', { class: 'row' }, badge(email.status), actions),
+    email.lastError ? notice(t('email.lastError') + ': ' + email.lastError) : null,
+    h('div', { class: 'grid2' },
+      h('section', { class: 'card', 'aria-labelledby': 'h-headers' }, h('h2', { id: 'h-headers' }, t('email.headers')),
+        h('dl', {},
+          dl(t('emails.from'), email.from), dl(t('emails.to'), (email.to || []).join(', ')),
+          dl('Cc', (email.cc || []).join(', ')), dl('Bcc', (email.bcc || []).join(', ')),
+          dl('Message-ID', email.messageId), dl(t('email.id'), email.id),
+          dl(t('email.apiKey'), email.apiKey ? email.apiKey.name : null),
+          dl(t('email.attempts'), String(email.attempts)),
+          dl(t('email.opens'), String(email.openCount)), dl(t('email.clicks'), String(email.clickCount)),
+          dl(t('email.tags'), (email.tags || []).map(tg => h('span', { class: 'tag' }, tg.name + '=' + tg.value))),
+          email.attachments ? dl(t('email.attachments'), email.attachments.map(a => h('span', { class: 'tag' }, a.filename))) : null)),
+      h('section', { class: 'card', 'aria-labelledby': 'h-timeline' }, h('h2', { id: 'h-timeline' }, t('email.timeline')),
+        h('ol', { class: 'timeline', id: 'timeline' }, (events.events || []).map(ev =>
+          h('li', {}, badge(ev.type), ' ', h('time', { datetime: ev.timestamp }, fmtDate(ev.timestamp)),
+            ev.metadata && Object.keys(ev.metadata).length ? h('code', { class: 'meta' }, JSON.stringify(ev.metadata)) : null))))),
+    h('section', { class: 'card', 'aria-labelledby': 'h-html' }, h('div', { class: 'row' }, h('h2', { id: 'h-html' }, t('email.htmlBody')), imagesBtn),
+      h('p', { class: 'muted' }, t('email.imagesOff')), frame),
+    h('section', { class: 'card', 'aria-labelledby': 'h-text' }, h('h2', { id: 'h-text' }, t('email.textBody')),
+      h('pre', { class: 'text-body', tabindex: '0' }, email.text || '—')),
+    h('section', { class: 'card', 'aria-labelledby': 'h-hooks' }, h('h2', { id: 'h-hooks' }, t('email.webhooks')), await hookDeliveries()));
+}
+
+// hookDeliveries lists the recent webhook deliveries of the organization's
+// endpoints; the API has no per-email filter, so they are shown by event.
+async function hookDeliveries() {
+  let hooks;
+  try { hooks = (await get('/webhooks')).webhooks || []; } catch (err) { return errorBox(err); }
+  if (hooks.length === 0) return h('p', { class: 'empty' }, t('webhooks.none'));
+  const rows = [];
+  for (const wh of hooks.slice(0, 5)) {
+    try {
+      const d = await get('/webhooks/' + wh.id + '/deliveries?limit=10');
+      for (const x of d.deliveries || []) rows.push({ ...x, url: wh.url });
+    } catch { /* one endpoint failing to list does not hide the others */ }
+  }
+  return table([
+    { label: t('webhooks.url'), cell: r => r.url },
+    { label: t('webhooks.event'), cell: r => r.eventType },
+    { label: t('emails.status'), cell: r => badge(r.status) },
+    { label: t('webhooks.response'), cell: r => r.responseStatus ?? '—' },
+    { label: t('emails.created'), cell: r => fmtDate(r.createdAt) },
+  ], rows);
+}
