@@ -63,7 +63,7 @@ func TestAuthentication(t *testing.T) {
 func TestOrganizationsAreIsolated(t *testing.T) {
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		// The sender's token in the answer, to try it with another key (D59).
-		ts := testserver.StartServer(t, b, map[string]string{"CARTEIRO_SENDER_TOKEN_IN_RESPONSE": "true"})
+		ts := testserver.StartServer(t, b, map[string]string{"CARTEIRO_SENDER_TOKEN_IN_RESPONSE": "true", "CARTEIRO_INBOUND_ADDR": "127.0.0.1:0"})
 		_, otherLive, otherTest := ts.NewOrg(t, "Other")
 		fx := newIsolationFixture(t, ts)
 		for _, rt := range ts.HTTP.Routes() {
