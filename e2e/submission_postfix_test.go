@@ -52,10 +52,7 @@ func TestSubmissionPostfixSmarthost(t *testing.T) {
 		msg, err := mail.ReadMessage(bytes.NewReader(data))
 		testserver.Must(t, err == nil, "parse: %v", err)
 		testserver.Must(t, msg.Header.Get("Message-Id") == "<order-42.abc@mua.shop.example>", "Message-ID %q not kept", msg.Header.Get("Message-Id"))
-		parts := walkMIME(t, msg.Header.Get("Content-Type"), msg.Body)
-		testserver.Must(t, strings.Contains(parts["text/html"], `<img src="cid:logo">`), "html part %q", parts["text/html"])
-		testserver.Must(t, parts["image/png <logo>"] == string(submittedPNG), "inline image differs: %v", keys(parts))
-		testserver.Must(t, parts["application/pdf recibo.pdf"] == string(submittedPDF), "attachment differs: %v", keys(parts))
+		mustHaveSubmittedParts(t, msg)
 
 		e := waitStatus(t, ts, ts.LiveKey, id, "delivered")
 		testserver.Must(t, e.APIKey != nil && e.APIKey.ID != "", "email has no apiKey: %+v", e)

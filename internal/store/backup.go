@@ -151,10 +151,8 @@ func copyPages(ctx context.Context, path, dst string, stepBytes int64) error {
 
 // rest waits d, or until ctx ends.
 func rest(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
 	select {
-	case <-t.C:
+	case <-time.After(d):
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()

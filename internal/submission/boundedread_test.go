@@ -44,19 +44,7 @@ func TestDataOverTheCapAllocatesAboutTheCap(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if err := c.Auth(smtp.PlainAuth("", "u", "good", "127.0.0.1")); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Mail("a@shop.example"); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Rcpt("b@customer.example"); err != nil {
-		t.Fatal(err)
-	}
-	w, err := c.Data()
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := authedData(t, c)
 	line := []byte(strings.Repeat("QUJD", 19) + "\r\n")
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
