@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -111,5 +110,5 @@ func TestCopyPagesIsOneSnapshotWhileAnotherConnectionWrites(t *testing.T) {
 	if maxID < before {
 		t.Fatalf("the copy ends at row %d, but row %d was committed before it began", maxID, before)
 	}
-	t.Log(fmt.Sprintf("copied %d rows in %s while the writer went from %d to %d", parents, took, before, committed.Load()))
+	t.Logf("copied %d rows in %s while the writer went from %d to %d", parents, took, before, committed.Load())
 }
