@@ -98,17 +98,25 @@ func TestSubmissionAcceptsLikePostEmails(t *testing.T) {
 		testserver.Must(t, h.Get("Message-Id") == "<order-42.abc@mua.shop.example>", "Message-ID %q not kept", h.Get("Message-Id"))
 		testserver.Must(t, h.Get("X-Order-Id") == "42" && h.Get("Reply-To") == "support@shop.example", "custom header/reply-to: %v", h)
 		testserver.Must(t, strings.Contains(h.Get("To"), "ana@customer.example") && strings.Contains(h.Get("Cc"), "carlos@customer.example"), "to/cc %v", h)
-		parts := walkMIME(t, h.Get("Content-Type"), msg.Body)
-		testserver.Must(t, parts["text/plain"] == "Olá Ana!\r\n" || parts["text/plain"] == "Olá Ana!", "text part %q", parts["text/plain"])
-		testserver.Must(t, strings.Contains(parts["text/html"], `<img src="cid:logo">`), "html part %q", parts["text/html"])
-		testserver.Must(t, parts["image/png <logo>"] == string(submittedPNG), "inline image differs: %v", keys(parts))
-		testserver.Must(t, parts["application/pdf recibo.pdf"] == string(submittedPDF), "attachment differs: %v", keys(parts))
+		mustHaveSubmittedParts(t, msg)
 
 		e := waitStatus(t, ts, ts.LiveKey, id, "delivered")
 		testserver.Must(t, e.APIKey != nil && e.APIKey.ID != "", "email has no apiKey: %+v", e)
 		testserver.Must(t, len(e.Bcc) == 1 && e.Bcc[0] == "audit@shop.example", "bcc %v", e.Bcc)
 		testserver.Must(t, len(e.Tags) == 2 && e.Tags[0].Name == "order" && e.Tags[0].Value == "42", "tags %+v", e.Tags)
 	})
+}
+
+// mustHaveSubmittedParts checks that a delivered message carries
+// submittedMessage's parts: its text, its html, the inline image and the
+// attachment, byte for byte.
+func mustHaveSubmittedParts(t *testing.T, msg *mail.Message) {
+	t.Helper()
+	parts := walkMIME(t, msg.Header.Get("Content-Type"), msg.Body)
+	testserver.Must(t, parts["text/plain"] == "Olá Ana!\r\n" || parts["text/plain"] == "Olá Ana!", "text part %q", parts["text/plain"])
+	testserver.Must(t, strings.Contains(parts["text/html"], `<img src="cid:logo">`), "html part %q", parts["text/html"])
+	testserver.Must(t, parts["image/png <logo>"] == string(submittedPNG), "inline image differs: %v", keys(parts))
+	testserver.Must(t, parts["application/pdf recibo.pdf"] == string(submittedPDF), "attachment differs: %v", keys(parts))
 }
 
 func keys(m map[string]string) []string {

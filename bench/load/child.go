@@ -80,10 +80,12 @@ func serverEnv(dbURL, sinkAddr, dnsAddr, submissionAddr string) []string {
 
 // startCarteiro runs bin serve and waits for its first-start live key (on
 // stdout) and its listen address (the JSON "listening" log line on
-// stderr). Both streams are copied whole into dir/server.log.
-func startCarteiro(bin, dir, role string, env []string) (*carteiro, error) {
+// stderr). Both streams are appended whole to dir/server.log. A server
+// started again on a database it made before prints no key: liveKey is
+// the one it printed then.
+func startCarteiro(bin, dir, role string, env []string, liveKey string) (*carteiro, error) {
 	logPath := filepath.Join(dir, "server.log")
-	logFile, err := os.Create(logPath)
+	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("server log: %w", err)
 	}
@@ -101,7 +103,7 @@ func startCarteiro(bin, dir, role string, env []string) (*carteiro, error) {
 		_ = logFile.Close()
 		return nil, fmt.Errorf("start %s: %w", bin, err)
 	}
-	c := &carteiro{cmd: cmd, LogPath: logPath, exited: make(chan struct{})}
+	c := &carteiro{cmd: cmd, LogPath: logPath, LiveKey: liveKey, exited: make(chan struct{})}
 	keys := make(chan string, 1)
 	addrs := make(chan string, 1)
 	lw := &lockedWriter{w: logFile}

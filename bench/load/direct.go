@@ -68,7 +68,7 @@ func runE2EOn(ctx context.Context, o options, bin, dir string, dns *dnsServer, s
 			}
 		}
 	}()
-	srv, err := startCarteiro(bin, dir, o.role, env(db.URL))
+	srv, err := startCarteiro(bin, dir, o.role, env(db.URL), "")
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +76,7 @@ func runE2EOn(ctx context.Context, o options, bin, dir string, dns *dnsServer, s
 	progress("carteiro pid %d at %s, log %s", srv.Pid(), srv.URL, srv.LogPath)
 	api := newAPIClient(srv.URL, srv.LiveKey, o.clients)
 	api.recipientDomains = domains
-	if err := verifyDomain(ctx, api, dns); err != nil {
+	if _, err := verifyDomain(ctx, api, dns); err != nil {
 		return nil, err
 	}
 	run := &e2eRun{rep: &report{opts: o, machine: describeMachine(bin), when: time.Now()}}

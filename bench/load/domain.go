@@ -10,32 +10,51 @@ import (
 // sendingDomain is the domain every benchmark email is sent from.
 const sendingDomain = "bench.example"
 
-// verifyDomain creates the sending domain through the API, publishes its
-// records in the benchmark's DNS server and verifies it, as a customer
-// would (D31, D32).
-func verifyDomain(ctx context.Context, api *apiClient, dns *dnsServer) error {
-	var created struct {
-		ID      string `json:"id"`
-		Records []struct {
-			Type  string `json:"type"`
-			Host  string `json:"host"`
-			Value string `json:"value"`
-		} `json:"records"`
-	}
-	if err := api.postJSON(ctx, "/v1/product/domains", map[string]string{"name": sendingDomain}, http.StatusCreated, &created); err != nil {
-		return fmt.Errorf("create domain: %w", err)
-	}
-	for _, r := range created.Records {
+// dnsRecord is a record the API asks the customer to publish.
+type dnsRecord struct {
+	Type  string `json:"type"`
+	Host  string `json:"host"`
+	Value string `json:"value"`
+}
+
+// createdDomain is the sending domain as POST /domains answered it.
+type createdDomain struct {
+	ID      string      `json:"id"`
+	Records []dnsRecord `json:"records"`
+}
+
+// publish puts the domain's records in the benchmark's DNS server.
+func (d createdDomain) publish(dns *dnsServer) error {
+	for _, r := range d.Records {
 		if err := dns.Publish(r.Type, r.Host, r.Value); err != nil {
 			return err
 		}
 	}
+	return nil
+}
+
+// verifyDomain creates the sending domain through the API, publishes its
+// records in the benchmark's DNS server and verifies it, as a customer
+// would (D31, D32).
+func verifyDomain(ctx context.Context, api *apiClient, dns *dnsServer) (createdDomain, error) {
+	var created createdDomain
+	if err := api.postJSON(ctx, "/v1/product/domains", map[string]string{"name": sendingDomain}, http.StatusCreated, &created); err != nil {
+		return created, fmt.Errorf("create domain: %w", err)
+	}
+	if err := created.publish(dns); err != nil {
+		return created, err
+	}
+	return created, checkDomain(ctx, api, created.ID)
+}
+
+// checkDomain asks the API to verify the domain until it is verified.
+func checkDomain(ctx context.Context, api *apiClient, id string) error {
 	var last struct {
 		Status string         `json:"status"`
 		Checks map[string]any `json:"checks"`
 	}
 	for range 20 {
-		if err := api.postJSON(ctx, "/v1/product/domains/"+created.ID+"/verify", nil, http.StatusAccepted, &last); err != nil {
+		if err := api.postJSON(ctx, "/v1/product/domains/"+id+"/verify", nil, http.StatusAccepted, &last); err != nil {
 			return fmt.Errorf("verify domain: %w", err)
 		}
 		if last.Status == "verified" {

@@ -60,6 +60,12 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) (err error) {
 		return err
 	}
 	defer stopSinkAndDNS()
+	switch o.scenario {
+	case "backup":
+		return runBackup(ctx, o, bin, dir, sk, dns, stdout, progress)
+	case "purge":
+		return runPurge(ctx, o, bin, dir, sk, dns, stdout, progress)
+	}
 	db, err := newDatabase(ctx, o.store, dir, o.pgParams)
 	if err != nil {
 		return err
@@ -79,7 +85,7 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) (err error) {
 			return err
 		}
 	}
-	srv, err := startCarteiro(bin, dir, o.role, serverEnv(db.URL, sk.Addr(), dns.Addr(), submissionAddr))
+	srv, err := startCarteiro(bin, dir, o.role, serverEnv(db.URL, sk.Addr(), dns.Addr(), submissionAddr), "")
 	if err != nil {
 		return err
 	}
@@ -91,7 +97,7 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) (err error) {
 	}()
 	progress("carteiro pid %d at %s, log %s", srv.Pid(), srv.URL, srv.LogPath)
 	api := newAPIClient(srv.URL, srv.LiveKey, o.clients)
-	if err := verifyDomain(ctx, api, dns); err != nil {
+	if _, err := verifyDomain(ctx, api, dns); err != nil {
 		return err
 	}
 	progress("domain %s verified", sendingDomain)

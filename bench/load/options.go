@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"time"
 )
 
@@ -26,6 +28,9 @@ type options struct {
 	destinations           int
 	destinationConnections int
 	directTLS              bool
+	seed                   string
+	seedSize               int64
+	old                    int
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -33,7 +38,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("load", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.store, "store", "sqlite", "sqlite or postgres (a fresh schema in "+postgresAdminURL+")")
-	fs.StringVar(&o.scenario, "scenario", "accept", "accept (single POST /emails), batch (POST /emails/batch of 100), e2e (send -emails and wait for delivery), direct (e2e through the relay, then with direct delivery to -destinations exchangers) or smtp (5 KB messages over SMTP submission with STARTTLS, after an accept run on the same server for comparison)")
+	fs.StringVar(&o.scenario, "scenario", "accept", "accept (single POST /emails), batch (POST /emails/batch of 100), e2e (send -emails and wait for delivery), direct (e2e through the relay, then with direct delivery to -destinations exchangers), smtp (5 KB messages over SMTP submission with STARTTLS, after an accept run on the same server for comparison), backup (accept alone, then during carteiro backup and during VACUUM INTO of the -seed database; SQLite) or purge (accept alone, then during the retention purge of -old emails)")
 	fs.IntVar(&o.clients, "clients", 32, "concurrent clients")
 	fs.DurationVar(&o.duration, "duration", 20*time.Second, "measured time of accept and batch, after the warm-up")
 	fs.DurationVar(&o.warmup, "warmup", 3*time.Second, "warm-up of accept and batch, not measured")
@@ -46,19 +51,30 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.destinations, "destinations", 3, "direct: in-process exchangers, one per destination (the first receives for three domains)")
 	fs.IntVar(&o.destinationConnections, "destination-connections", 10, "direct: CARTEIRO_DESTINATION_CONNECTIONS")
 	fs.BoolVar(&o.directTLS, "direct-tls", true, "direct: the exchangers offer STARTTLS (a self-signed certificate), as real MXes do")
+	fs.StringVar(&o.seed, "seed", filepath.Join(os.TempDir(), "carteiro-bench-backup.db"), "backup: the SQLite database to copy for each run, made (and grown to -seed-mb) when missing, with SEED.json beside it")
+	var seedMB int64
+	fs.Int64Var(&seedMB, "seed-mb", 2048, "backup: size of a new seed database in MiB")
+	fs.IntVar(&o.old, "old", 100_000, "purge: old emails to seed, half past the log retention, half past the content retention")
 	fs.BoolVar(&o.keep, "keep", false, "keep the temporary directory (server log, SQLite file) and the PostgreSQL schema")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
+	o.seedSize = seedMB << 20
 	switch {
 	case fs.NArg() > 0:
 		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
 	case o.store != "sqlite" && o.store != "postgres":
 		return o, fmt.Errorf("-store: want sqlite or postgres, got %q", o.store)
-	case o.scenario != "accept" && o.scenario != "batch" && o.scenario != "e2e" && o.scenario != "smtp" && o.scenario != "direct":
-		return o, fmt.Errorf("-scenario: want accept, batch, e2e, direct or smtp, got %q", o.scenario)
+	case o.scenario != "accept" && o.scenario != "batch" && o.scenario != "e2e" && o.scenario != "smtp" && o.scenario != "direct" && o.scenario != "backup" && o.scenario != "purge":
+		return o, fmt.Errorf("-scenario: want accept, batch, e2e, direct, smtp, backup or purge, got %q", o.scenario)
 	case o.destinations < 1 || o.destinations > 20 || o.destinationConnections < 1:
 		return o, errors.New("-destinations: want 1 to 20; -destination-connections: want at least 1")
+	case o.scenario == "backup" && o.store != "sqlite":
+		return o, errors.New("-scenario backup: SQLite only (PostgreSQL is backed up with its own tools, D79)")
+	case (o.scenario == "backup" || o.scenario == "purge") && o.role != "all":
+		return o, errors.New("-role: backup and purge run the server as -role all")
+	case o.seedSize < 1<<20 || o.old < 2:
+		return o, errors.New("-seed-mb: want at least 1; -old: at least 2")
 	case o.clients < 1 || o.clients > 1024:
 		return o, errors.New("-clients: want 1 to 1024")
 	case o.duration <= 0 || o.duration > time.Hour || o.warmup < 0 || o.warmup > 10*time.Minute:
@@ -86,6 +102,12 @@ func (o options) commandLine() string {
 	e2e := o.scenario == "e2e" || o.scenario == "direct"
 	if (o.scenario == "batch" || e2e) && o.batch != maxBatch {
 		cmd += fmt.Sprintf(" -batch %d", o.batch)
+	}
+	switch o.scenario {
+	case "backup":
+		cmd += fmt.Sprintf(" -seed %s -seed-mb %d", o.seed, o.seedSize>>20)
+	case "purge":
+		cmd += fmt.Sprintf(" -old %d", o.old)
 	}
 	if e2e {
 		cmd += fmt.Sprintf(" -emails %d -timeout %s", o.emails, o.timeout)

@@ -21,9 +21,11 @@ func (RetentionJob) Kind() string { return "retention_purge" }
 // webhookDeliveryRetention is how long webhook deliveries are kept (D77).
 const webhookDeliveryRetention = 30 * 24 * time.Hour
 
-// purgePassLimit bounds one pass, well inside a job's timeout; the next
-// pass, an hour later, goes on where the rows still due are.
-const purgePassLimit = 10 * time.Minute
+// PurgePassLimit bounds one pass; the next pass, an hour later, goes on
+// where the rows still due are. The retention job's own timeout is longer
+// (internal/queue): the job timeout of deliveries (30 s by default) cut
+// passes short, to a few thousand records an hour under load.
+const PurgePassLimit = 10 * time.Minute
 
 // Purged counts what the retention purge removed.
 type Purged struct {
@@ -68,7 +70,7 @@ func (a *App) PurgedTotals() Purged {
 // the database long enough to slow accepts down; a pass cut short by its
 // time limit leaves the rest to the next.
 func (a *App) Purge(ctx context.Context) (Purged, error) {
-	ctx, cancel := context.WithTimeout(ctx, purgePassLimit)
+	ctx, cancel := context.WithTimeout(ctx, PurgePassLimit)
 	defer cancel()
 	var got Purged
 	err := a.purge(ctx, &got)

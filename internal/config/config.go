@@ -36,6 +36,11 @@ type Config struct {
 	// (D74); both empty means a self-signed one kept sealed in the database.
 	TLSCertFile string
 	TLSKeyFile  string
+	// SubmissionRateLimitIP limits new SMTP submission sessions per client
+	// IP, and SubmissionAuthFailures failed AUTHs per client IP (D74's
+	// per-IP limits; project settings, docs/configuration.md).
+	SubmissionRateLimitIP  ratelimit.Rule
+	SubmissionAuthFailures ratelimit.Rule
 	// HeloName is the EHLO name of outgoing SMTP (CARTEIRO_HELO_NAME, D68);
 	// "" means mta.DefaultHeloName.
 	HeloName              string
@@ -210,6 +215,12 @@ func Load(lookupEnv func(string) (string, bool)) (Config, error) {
 	}
 	if c.RateLimitIP, err = ratelimit.ParseRule(get("CARTEIRO_RATE_LIMIT_IP", "100,200")); err != nil {
 		errs = append(errs, fmt.Errorf("CARTEIRO_RATE_LIMIT_IP: %w", err))
+	}
+	if c.SubmissionRateLimitIP, err = ratelimit.ParseRule(get("CARTEIRO_SUBMISSION_RATE_LIMIT_IP", "10,30")); err != nil {
+		errs = append(errs, fmt.Errorf("CARTEIRO_SUBMISSION_RATE_LIMIT_IP: %w", err))
+	}
+	if c.SubmissionAuthFailures, err = ratelimit.ParseRule(get("CARTEIRO_SUBMISSION_AUTH_FAILURES", "5/m,5")); err != nil {
+		errs = append(errs, fmt.Errorf("CARTEIRO_SUBMISSION_AUTH_FAILURES: %w", err))
 	}
 	if c.WebhookAllowPrivate, err = parseBool(get("CARTEIRO_WEBHOOK_ALLOW_PRIVATE", "false")); err != nil {
 		errs = append(errs, fmt.Errorf("CARTEIRO_WEBHOOK_ALLOW_PRIVATE: %w", err))

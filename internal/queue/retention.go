@@ -26,6 +26,16 @@ type retentionWorker struct {
 	app *app.App
 }
 
+// Timeout lets a pass run its whole PurgePassLimit: with the client's job
+// timeout (CARTEIRO_JOB_TIMEOUT, 30 s, meant for delivery attempts) River
+// cancelled passes after 30 s, so an hourly pass under load removed a few
+// thousand records (docs/benchmarks.md), fewer than a busy service sends.
+// River's rescuer honours this timeout too, so a long pass is not taken
+// for a stuck job.
+func (w *retentionWorker) Timeout(*river.Job[app.RetentionJob]) time.Duration {
+	return app.PurgePassLimit + time.Minute
+}
+
 func (w *retentionWorker) Work(ctx context.Context, _ *river.Job[app.RetentionJob]) error {
 	_, err := w.app.Purge(ctx)
 	return err

@@ -342,6 +342,7 @@ func (s *Server) listenSubmission(ctx context.Context, o Options, box *secrets.B
 		Addr: o.Config.SubmissionAddr, ImplicitTLSAddr: o.Config.SubmissionsAddr, Hostname: hostname,
 		TLS:     &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12},
 		Limiter: limiter, PerKey: perKey, LoopbackIsRemote: o.SubmissionLoopbackIsRemote,
+		ConnectionRule: o.Config.SubmissionRateLimitIP, AuthFailureRule: o.Config.SubmissionAuthFailures,
 		Logger: o.Logger, Metrics: sm,
 	}, s.App)
 	if err != nil {

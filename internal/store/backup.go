@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"modernc.org/sqlite"
 )
 
 // Backups of a SQLite database (D79). PostgreSQL has its own tools
@@ -24,9 +26,11 @@ func SQLitePath(url string) string {
 }
 
 // BackupSQLite writes a consistent copy of the SQLite database at path to
-// `to` while the service keeps running: VACUUM INTO reads one snapshot in
-// a read transaction, which in WAL mode never blocks the writer. The copy
-// is written under a temporary name, synced, and renamed, so `to` is
+// `to` while the service keeps running, with SQLite's online backup API:
+// it copies pages as they are, without rebuilding tables and indexes as
+// VACUUM INTO did (3.9 to 4.6 times `cp`; docs/benchmarks.md). See
+// copyPages for how it stays consistent and out of the service's way. The
+// copy is written under a temporary name, synced, and renamed, so `to` is
 // either absent or whole; it is created with mode 0600 since it holds
 // every secret of the database. An existing `to` is refused.
 func BackupSQLite(ctx context.Context, path, to string) error {
@@ -42,12 +46,12 @@ func BackupSQLite(ctx context.Context, path, to string) error {
 	done := false
 	defer func() {
 		if !done {
-			_ = os.Remove(partial)
+			for _, suffix := range []string{"", "-journal", "-wal", "-shm"} {
+				_ = os.Remove(partial + suffix)
+			}
 		}
 	}()
-	db := openCachedSQLite("file:" + escapePath(path) + "?_pragma=busy_timeout(10000)")
-	defer db.Close()
-	if _, err := db.ExecContext(ctx, `VACUUM INTO ?`, partial); err != nil {
+	if err := copyPages(ctx, path, partial, backupStepBytes); err != nil {
 		return fmt.Errorf("backup: copy %s: %w", path, err)
 	}
 	if err := syncFile(partial); err != nil {
@@ -58,6 +62,101 @@ func BackupSQLite(ctx context.Context, path, to string) error {
 	}
 	done = true
 	return syncDir(filepath.Dir(to))
+}
+
+// pageCopier is the online backup of modernc.org/sqlite's connections.
+type pageCopier interface {
+	NewBackup(dstURI string) (*sqlite.Backup, error)
+}
+
+// backupStepBytes is how much one backup step copies before the copy is
+// synced and the backup rests; backupRest is the rest, as a fraction of
+// the step's time.
+const (
+	backupStepBytes = 64 << 20
+	backupRest      = 4 // rest a quarter of the step's time
+)
+
+// copyPages copies every page of the database at path into the empty file
+// dst with SQLite's online backup API. All steps read one snapshot: the
+// source connection holds a read transaction from the first step to the
+// last (in WAL mode it never blocks the writer), so the copy is the
+// database as it was at that moment, and no write of the service between
+// two steps restarts the backup, as it would if each step opened its own
+// read transaction. The steps are 64 MB each, the copy is synced after
+// each, and the backup rests a quarter of a step's time between steps (the
+// tests take smaller steps, to have many on a small database): a
+// copy of gigabytes then never leaves the disk a long queue of dirty pages
+// to write, which the service's own commits (fsync of the WAL) would wait
+// behind. The destination is written without a journal: until the rename
+// it is nobody's database.
+func copyPages(ctx context.Context, path, dst string, stepBytes int64) error {
+	db := openCachedSQLite("file:" + escapePath(path) + "?_pragma=busy_timeout(10000)")
+	defer db.Close()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `BEGIN`); err != nil {
+		return err
+	}
+	defer func() { _, _ = conn.ExecContext(context.WithoutCancel(ctx), `ROLLBACK`) }()
+	var pageSize int64
+	// The first read starts the snapshot the steps copy.
+	if err := conn.QueryRowContext(ctx, `PRAGMA page_size`).Scan(&pageSize); err != nil {
+		return err
+	}
+	var tables int
+	if err := conn.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema`).Scan(&tables); err != nil {
+		return err
+	}
+	out, err := os.OpenFile(dst, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	defer out.Close()
+	return conn.Raw(func(dc any) error {
+		cc, ok := dc.(*cachingConn)
+		if !ok {
+			return fmt.Errorf("unexpected connection type %T", dc)
+		}
+		src, ok := cc.inner.(pageCopier)
+		if !ok {
+			return fmt.Errorf("the sqlite driver's connection (%T) has no online backup", cc.inner)
+		}
+		b, err := src.NewBackup("file:" + escapePath(dst) + "?_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)")
+		if err != nil {
+			return err
+		}
+		pages := int32(max(1, stepBytes/max(pageSize, 512)))
+		for {
+			began := time.Now()
+			more, err := b.Step(pages)
+			if err == nil {
+				err = out.Sync()
+			}
+			if err == nil && more {
+				err = rest(ctx, time.Since(began)/backupRest)
+			}
+			if err != nil || !more {
+				if ferr := b.Finish(); err == nil {
+					err = ferr
+				}
+				return err
+			}
+		}
+	})
+}
+
+// rest waits d, or until ctx ends.
+func rest(ctx context.Context, d time.Duration) error {
+	select {
+	case <-time.After(d):
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // Restore is a restore of a SQLite database in progress: the copy is in

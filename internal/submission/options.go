@@ -21,7 +21,9 @@ const (
 )
 
 // Default per-IP limits (ratelimit rules, shared across processes when
-// Redis is configured).
+// Redis is configured); CARTEIRO_SUBMISSION_RATE_LIMIT_IP and
+// CARTEIRO_SUBMISSION_AUTH_FAILURES set others, with the same defaults in
+// internal/config.
 var (
 	// DefaultConnectionRule limits new sessions (EHLO/HELO) per client IP.
 	DefaultConnectionRule = ratelimit.Rule{Rate: 10, Period: time.Second, Burst: 30}

@@ -3,6 +3,7 @@ package submission
 import (
 	"context"
 	"crypto/tls"
+	"io"
 	"net/smtp"
 	"strings"
 	"testing"
@@ -48,6 +49,27 @@ func startTestServer(t *testing.T, maxBytes int64) (*Server, *acceptAll) {
 	return s, sender
 }
 
+// authedData authenticates c with the good key and opens a transaction
+// from a@shop.example to b@customer.example up to DATA. Loopback may AUTH
+// without TLS (D74); net/smtp allows PLAIN to localhost.
+func authedData(t *testing.T, c *smtp.Client) io.WriteCloser {
+	t.Helper()
+	if err := c.Auth(smtp.PlainAuth("", "u", "good", "127.0.0.1")); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Mail("a@shop.example"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Rcpt("b@customer.example"); err != nil {
+		t.Fatal(err)
+	}
+	w, err := c.Data()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
 // D74's extensions are offered; a message over the cap gets 552 5.3.4 and
 // is not handed to the app.
 func TestExtensionsAndSizeCapD74(t *testing.T) {
@@ -65,20 +87,7 @@ func TestExtensionsAndSizeCapD74(t *testing.T) {
 			t.Errorf("%s not offered", ext)
 		}
 	}
-	// Loopback may AUTH without TLS (D74); net/smtp allows PLAIN to localhost.
-	if err := c.Auth(smtp.PlainAuth("", "u", "good", "127.0.0.1")); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Mail("a@shop.example"); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Rcpt("b@customer.example"); err != nil {
-		t.Fatal(err)
-	}
-	w, err := c.Data()
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := authedData(t, c)
 	_, _ = w.Write([]byte("From: a@shop.example\r\nTo: b@customer.example\r\nSubject: big\r\n\r\n" + strings.Repeat(strings.Repeat("x", 70)+"\r\n", 30)))
 	err = w.Close()
 	if err == nil || !strings.HasPrefix(err.Error(), "552") || !strings.Contains(err.Error(), "5.3.4") {

@@ -176,9 +176,9 @@ func (ss *session) Data(r io.Reader) error {
 		return errNoTransaction
 	}
 	limit := ss.srv.opts.MaxMessageBytes
-	raw, err := io.ReadAll(io.LimitReader(r, limit+1))
+	raw, err := readBounded(r, limit)
 	switch {
-	case err == nil && int64(len(raw)) > limit:
+	case errors.Is(err, errOverLimit):
 		ss.srv.opts.Metrics.result("too_large")
 		return errTooLarge
 	case err != nil:

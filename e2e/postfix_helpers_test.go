@@ -1,0 +1,182 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/carteiro/carteiro/internal/testserver"
+)
+
+// postfixInstance is a Postfix of its own, apart from any system one: its
+// configuration, queue and data directories are in a temporary directory
+// (`postfix -c DIR`), it listens on a free loopback port only, and it
+// relays everything to relayhost with SASL, as a smarthost client of
+// Carteiro does (docs/smtp.md). It never binds port 25, never reads
+// /etc/postfix/main.cf, and never asks the system resolver anything: the
+// relayhost is a bracketed IP address and DNS lookups are off.
+type postfixInstance struct {
+	dir  string // config_directory
+	addr string // its smtpd, 127.0.0.1:port
+}
+
+// postfixMasterCf runs every service unchrooted (the queue directory is a
+// bare temporary directory, without the etc/ files a chroot needs), smtpd
+// on the test's port, and postlogd so that maillog_file works without
+// syslog.
+const postfixMasterCf = `%s inet n - n - - smtpd
+pickup    unix  n - n 60    1 pickup
+cleanup   unix  n - n -     0 cleanup
+qmgr      unix  n - n 300   1 qmgr
+tlsmgr    unix  - - n 1000? 1 tlsmgr
+rewrite   unix  - - n -     - trivial-rewrite
+bounce    unix  - - n -     0 bounce
+defer     unix  - - n -     0 bounce
+trace     unix  - - n -     0 bounce
+verify    unix  - - n -     1 verify
+flush     unix  n - n 1000? 0 flush
+proxymap  unix  - - n -     - proxymap
+smtp      unix  - - n -     - smtp
+relay     unix  - - n -     - smtp
+showq     unix  n - n -     - showq
+error     unix  - - n -     - error
+retry     unix  - - n -     - error
+discard   unix  - - n -     - discard
+anvil     unix  - - n -     1 anvil
+scache    unix  - - n -     1 scache
+postlog   unix-dgram n - n - 1 postlogd
+`
+
+// startPostfix starts a Postfix relaying to relayhost (host:port, an IP
+// address) with AUTH as user/password and TLS required, and stops it when
+// the test ends. Postfix must be installed (.ci/run installs Debian's) and
+// the test must run as root, as Postfix's master does.
+func startPostfix(t *testing.T, relayhost, user, password string) *postfixInstance {
+	t.Helper()
+	bin, err := exec.LookPath("postfix")
+	if err == nil && os.Geteuid() != 0 {
+		err = fmt.Errorf("postfix must be started as root (euid %d)", os.Geteuid())
+	}
+	if err == nil {
+		err = postfixUsersExist()
+	}
+	if err != nil {
+		testserver.RequireService(t, "postfix", err)
+	}
+	// A short path: Postfix's UNIX sockets live under the queue directory,
+	// and a socket path is limited to about 100 bytes.
+	dir, err := os.MkdirTemp("", "carteiro-postfix-")
+	testserver.Must(t, err == nil, "temp dir: %v", err)
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	// Postfix's daemons run as the postfix user and must reach the queue.
+	testserver.Must(t, os.Chmod(dir, 0o755) == nil, "chmod %s", dir)
+	for _, sub := range []string{"queue", "data"} {
+		testserver.Must(t, os.Mkdir(filepath.Join(dir, sub), 0o755) == nil, "mkdir %s", sub)
+	}
+	mustChownPostfix(t, filepath.Join(dir, "data"))
+
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	testserver.Must(t, err == nil, "free port: %v", err)
+	addr := ln.Addr().String()
+	_ = ln.Close()
+	host, port, _ := strings.Cut(relayhost, ":")
+	testserver.Must(t, net.ParseIP(host) != nil, "relayhost %q must be an IP address, never a name to resolve", relayhost)
+
+	mainCf := strings.Join([]string{
+		"compatibility_level = 3.6",
+		"queue_directory = " + dir + "/queue",
+		"data_directory = " + dir + "/data",
+		"maillog_file = " + dir + "/maillog",
+		"maillog_file_prefixes = " + dir,
+		"mail_owner = postfix",
+		"setgid_group = postdrop",
+		"inet_interfaces = 127.0.0.1",
+		"inet_protocols = ipv4",
+		"myhostname = postfix.test",
+		"mydomain = postfix.test",
+		"myorigin = $myhostname",
+		"mydestination =",
+		"mynetworks = 127.0.0.0/8",
+		"smtpd_relay_restrictions = permit_mynetworks, reject",
+		"local_transport = error:no local delivery in this test",
+		"alias_maps =",
+		"alias_database =",
+		// The smarthost, as docs/smtp.md configures it.
+		"relayhost = [" + host + "]:" + port,
+		"smtp_sasl_auth_enable = yes",
+		"smtp_sasl_password_maps = static:" + user + ":" + password,
+		"smtp_sasl_security_options = noanonymous",
+		"smtp_sasl_tls_security_options = noanonymous",
+		"smtp_tls_security_level = encrypt",
+		"smtp_tls_loglevel = 1", // logs "TLS connection established", which the test looks for
+		// Nothing through the system resolver.
+		"smtp_dns_support_level = disabled",
+		"smtp_host_lookup = native",
+		"smtpd_peername_lookup = no",
+		// Retry at once if Carteiro is not up yet, not after minutes.
+		"queue_run_delay = 1s",
+		"minimal_backoff_time = 1s",
+		"maximal_backoff_time = 2s",
+		"",
+	}, "\n")
+	testserver.Must(t, os.WriteFile(filepath.Join(dir, "main.cf"), []byte(mainCf), 0o644) == nil, "main.cf")
+	testserver.Must(t, os.WriteFile(filepath.Join(dir, "master.cf"), []byte(fmt.Sprintf(postfixMasterCf, addr)), 0o644) == nil, "master.cf")
+
+	p := &postfixInstance{dir: dir, addr: addr}
+	out, err := p.command(bin, "start")
+	testserver.Must(t, err == nil, "postfix -c %s start: %v\n%s", dir, err, out)
+	t.Cleanup(func() {
+		if out, err := p.command(bin, "stop"); err != nil {
+			t.Errorf("postfix -c %s stop: %v\n%s", dir, err, out)
+		}
+	})
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			_ = c.Close()
+			return p
+		}
+		testserver.Must(t, time.Now().Before(deadline), "postfix not listening on %s: %v\n%s", addr, err, p.log())
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func (p *postfixInstance) command(bin, verb string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return exec.CommandContext(ctx, bin, "-c", p.dir, verb).CombinedOutput()
+}
+
+// log is Postfix's mail log so far.
+func (p *postfixInstance) log() string {
+	b, _ := os.ReadFile(filepath.Join(p.dir, "maillog"))
+	return string(b)
+}
+
+// postfixUsersExist checks the postfix user and postdrop group that
+// Debian's package creates.
+func postfixUsersExist() error {
+	if _, err := user.Lookup("postfix"); err != nil {
+		return err
+	}
+	_, err := user.LookupGroup("postdrop")
+	return err
+}
+
+func mustChownPostfix(t *testing.T, path string) {
+	t.Helper()
+	u, err := user.Lookup("postfix")
+	testserver.Must(t, err == nil, "user postfix: %v", err)
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	testserver.Must(t, os.Chown(path, uid, gid) == nil, "chown %s", path)
+}
