@@ -113,7 +113,7 @@ func (a *App) SendBatch(ctx context.Context, p *Principal, reqs []*SendRequest) 
 	// shares transactions only on SQLite (InGroupTx), for the fsync. On
 	// PostgreSQL sharing would funnel concurrent batches into the few
 	// shared transactions, which then got less of the database's CPU than
-	// the deliveries beside them (18,700 emails/s fell to 12,500/s).
+	// the deliveries beside them (measured in docs/benchmarks.md).
 	err := a.store.InGroupTx(ctx, acceptAll)
 	if errors.Is(err, store.ErrConflict) {
 		// An idempotency key raced with a concurrent request: run again, and

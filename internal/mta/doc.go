@@ -3,7 +3,7 @@
 // it to an SMTP server, either a relay smarthost (Relay) or the recipients'
 // own mail exchangers (Direct), as D3 lets the operator choose. Every
 // delivery answers one Result per recipient, classified as accepted,
-// temporary, permanent or block (Classify), which the queue workers turn into
+// temporary, permanent or block (Classify), which internal/app turns into
 // the statuses and timeline events of D23 to D26.
 //
 // Two choices of dependency are deliberate:

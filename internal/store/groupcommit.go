@@ -23,11 +23,9 @@ import (
 // successes) add their rows to joined writes (Tx.Joined) and run no
 // statement of their own, and each table is written with one multi-row
 // statement for all of them. The fewer and larger those transactions, the
-// fewer round trips: two loops, where one left PostgreSQL idle while the
-// loop waited for its answers (webhook deliveries while sending:
-// 1,788-1,926/s with one loop, p99 1.3 s from event to attempt; 2,202-
-// 2,285/s with two, p99 0.1-0.2 s) and four cost an API node a third of
-// its accepts on a slower machine (docs/benchmarks.md). A caller or a
+// fewer round trips: two loops, because one left PostgreSQL idle while the
+// loop waited for its answers and four took accepts from an API node (the
+// measurements are in docs/benchmarks-events.md and docs/benchmarks.md). A caller or a
 // flush that waits on a lock past the transaction's lock_timeout is cut
 // short and runs again in a transaction of its own, so no lock wait holds
 // up the others, and the two transactions cannot wait on each other for

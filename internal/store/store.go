@@ -52,8 +52,8 @@ type Store struct {
 	*Queries // non-transactional queries (reads and single writes)
 }
 
-// Open connects to url: "sqlite:PATH" or "postgres://..." (D2, D56), and
-// runs the migrations when migrate is true.
+// Open connects to url: "sqlite:PATH" or "postgres://..." (D2, D56) and
+// runs the migrations.
 func Open(ctx context.Context, url string) (*Store, error) {
 	switch {
 	case strings.HasPrefix(url, "sqlite:"):
