@@ -35,6 +35,9 @@ type Domain struct {
 	// WarmupStartedAt is when the domain was first verified: day 1 of its
 	// warmup (D34).
 	WarmupStartedAt *time.Time
+	// InboundEnabledAt is when receiving mail for the domain was turned
+	// on (D75); nil while it is off.
+	InboundEnabledAt *time.Time
 }
 
 // Record kinds of D31.
@@ -43,7 +46,12 @@ const (
 	RecordDKIM      = "dkim"
 	RecordSPF       = "spf"
 	RecordDMARC     = "dmarc"
+	// RecordMX is the inbound MX of D75, listed while inbound is on.
+	RecordMX = "mx"
 )
+
+// InboundMXPriority is the preference of the MX record D75 asks for.
+const InboundMXPriority = 10
 
 // DNSRecord is one record the customer publishes for a domain (D31).
 type DNSRecord struct {
@@ -53,6 +61,8 @@ type DNSRecord struct {
 	Value    string
 	TTL      int
 	Required bool
+	// Priority is the MX preference; 0 for other types.
+	Priority int
 }
 
 // SuggestedTTL is the TTL proposed for every record.
@@ -67,6 +77,22 @@ func (d *Domain) Records(bounceHost string) []DNSRecord {
 		{Record: RecordSPF, Type: "CNAME", Host: "bounces." + d.Name, Value: bounceHost, TTL: SuggestedTTL, Required: true},
 		{Record: RecordDMARC, Type: "TXT", Host: "_dmarc." + d.Name, Value: "v=DMARC1; p=none;", TTL: SuggestedTTL, Required: false},
 	}
+}
+
+// RecordsWithInbound is Records plus, while inbound is on, the MX that
+// routes the domain's mail to inboundHost (D75). The MX is checked by
+// verify but not required: sending works without it.
+func (d *Domain) RecordsWithInbound(bounceHost, inboundHost string) []DNSRecord {
+	records := d.Records(bounceHost)
+	if d.InboundEnabledAt != nil {
+		records = append(records, d.InboundMX(inboundHost))
+	}
+	return records
+}
+
+// InboundMX is the MX record that routes the domain's mail to inboundHost.
+func (d *Domain) InboundMX(inboundHost string) DNSRecord {
+	return DNSRecord{Record: RecordMX, Type: "MX", Host: d.Name, Value: inboundHost, TTL: SuggestedTTL, Priority: InboundMXPriority}
 }
 
 // CheckStatus is the outcome of looking one record up.

@@ -252,6 +252,7 @@ type WebhookDelivery struct {
 var WebhookEventTypes = []string{
 	"email.sent", "email.delivered", "email.bounced", "email.complained", "email.opened",
 	"email.clicked", "email.failed", "email.suppressed", "email.delivery_delayed",
+	"email.received", // D75: a message received for an inbound domain
 }
 
 // WebhookType maps a timeline event to its webhook event type, or "" when

@@ -201,4 +201,12 @@ curl -s -X POST $API/broadcasts/$BROADCAST/send -H "Authorization: Bearer $TEST_
 expect 200
 curl -s $API/broadcasts/$BROADCAST -H "Authorization: Bearer $TEST_KEY"
 
+step "11. Receive email"
+expect 200
+curl -s -X POST $API/domains/$ID/inbound -H "Authorization: Bearer $KEY" -H "Content-Type: application/json" -d '{"enabled":true}'
+answer_has '"type":"MX"'
+expect 200
+curl -s $API/inbound-emails -H "Authorization: Bearer $KEY"
+answer_has '"inboundEmails":[]'
+
 printf '\ntour.sh: every step answered as the README says\n' >&2

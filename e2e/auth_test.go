@@ -63,7 +63,7 @@ func TestAuthentication(t *testing.T) {
 func TestOrganizationsAreIsolated(t *testing.T) {
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		// The sender's token in the answer, to try it with another key (D59).
-		ts := testserver.StartServer(t, b, map[string]string{"CARTEIRO_SENDER_TOKEN_IN_RESPONSE": "true"})
+		ts := testserver.StartServer(t, b, map[string]string{"CARTEIRO_SENDER_TOKEN_IN_RESPONSE": "true", "CARTEIRO_INBOUND_ADDR": "127.0.0.1:0"})
 		_, otherLive, otherTest := ts.NewOrg(t, "Other")
 		fx := newIsolationFixture(t, ts)
 		for _, rt := range ts.HTTP.Routes() {
@@ -100,6 +100,7 @@ type isolationFixture struct {
 	sender                                     map[string]any
 	suppression, hook, tmpl, audience, contact string
 	broadcast                                  string
+	received                                   string // an inbound email (D75)
 }
 
 // newIsolationFixture creates the first organization's objects with its
@@ -109,6 +110,21 @@ func newIsolationFixture(t *testing.T, ts *testserver.TestServer) *isolationFixt
 	fx.domain = createDomain(t, ts, ts.LiveKey, "first.example")
 	publish(ts, fx.domain)
 	testserver.Must(t, verify(t, ts, ts.LiveKey, fx.domain.ID).Status == "verified", "domain not verified")
+	// A message received for first.example (D75).
+	enableInbound(t, ts, ts.LiveKey, fx.domain.ID, true)
+	err := sendSMTP(ts.InboundAddr(), "mta.sender.test", "x@sender.example", []string{"inbox@first.example"}, smallMessage("inbox@first.example", "private"))
+	testserver.Must(t, err == nil, "inbound message refused: %v", err)
+	waitFor(t, func() bool {
+		r := ts.Do(t, testserver.Request{Method: "GET", Path: "/v1/product/inbound-emails", Key: ts.LiveKey})
+		var page struct {
+			InboundEmails []struct{ ID string } `json:"inboundEmails"`
+		}
+		r.Decode(t, &page)
+		if len(page.InboundEmails) == 1 {
+			fx.received = page.InboundEmails[0].ID
+		}
+		return fx.received != ""
+	})
 	fx.email = send(t, ts, ts.LiveKey, map[string]any{"from": "a@first.example", "to": "b@y.example", "subject": "s",
 		"text": "t", "tags": []map[string]string{{"name": "secret", "value": "first"}}}).ID
 	created := func(path string, body any) map[string]any {
@@ -135,40 +151,45 @@ func (fx *isolationFixture) check(t *testing.T, rt httpapi.Route, suffix string,
 	t.Helper()
 	name := rt.Method + " " + suffix
 	idFor := map[string]string{
-		"GET /domains/{id}":                           fx.domain.ID,
-		"POST /domains/{id}/verify":                   fx.domain.ID,
-		"DELETE /domains/{id}":                        fx.domain.ID,
-		"GET /domains/{id}/warmup":                    fx.domain.ID,
-		"GET /emails/{id}":                            fx.email,
-		"GET /emails/{id}/events":                     fx.email,
-		"POST /emails/{id}/cancel":                    fx.email,
-		"POST /emails/{id}/resend":                    fx.email,
-		"DELETE /senders/{id}":                        fx.sender["id"].(string),
-		"POST /domains/{id}/health":                   fx.domain.ID,
-		"GET /suppressions/{id}":                      fx.suppression,
-		"DELETE /suppressions/{id}":                   fx.suppression,
-		"POST /suppressions/{id}/reactivate":          fx.suppression,
-		"GET /webhooks/{id}":                          fx.hook,
-		"PUT /webhooks/{id}":                          fx.hook,
-		"PATCH /webhooks/{id}":                        fx.hook,
-		"DELETE /webhooks/{id}":                       fx.hook,
-		"GET /webhooks/{id}/deliveries":               fx.hook,
-		"POST /webhooks/{id}/test":                    fx.hook,
-		"POST /webhooks/{id}/rotate-secret":           fx.hook,
-		"GET /templates/{id}":                         fx.tmpl,
-		"GET /audiences/{id}":                         fx.audience,
-		"GET /broadcasts/{id}":                        fx.broadcast,
-		"POST /broadcasts/{id}/send":                  fx.broadcast,
-		"POST /broadcasts/{id}/cancel":                fx.broadcast,
-		"PUT /audiences/{id}":                         fx.audience,
-		"DELETE /audiences/{id}":                      fx.audience,
-		"POST /audiences/{id}/contacts":               fx.audience,
-		"GET /audiences/{id}/contacts":                fx.audience,
-		"POST /audiences/{id}/contacts/bulk":          fx.audience,
-		"PUT /audiences/{id}/contacts/{contactId}":    fx.audience,
-		"DELETE /audiences/{id}/contacts/{contactId}": fx.audience,
-		"PATCH /templates/{id}":                       fx.tmpl,
-		"DELETE /templates/{id}":                      fx.tmpl,
+		"GET /domains/{id}":                                   fx.domain.ID,
+		"POST /domains/{id}/verify":                           fx.domain.ID,
+		"DELETE /domains/{id}":                                fx.domain.ID,
+		"GET /inbound-emails/{id}":                            fx.received,
+		"GET /inbound-emails/{id}/raw":                        fx.received,
+		"GET /inbound-emails/{id}/attachments/{attachmentId}": fx.received,
+		"DELETE /inbound-emails/{id}":                         fx.received,
+		"POST /domains/{id}/inbound":                          fx.domain.ID,
+		"GET /domains/{id}/warmup":                            fx.domain.ID,
+		"GET /emails/{id}":                                    fx.email,
+		"GET /emails/{id}/events":                             fx.email,
+		"POST /emails/{id}/cancel":                            fx.email,
+		"POST /emails/{id}/resend":                            fx.email,
+		"DELETE /senders/{id}":                                fx.sender["id"].(string),
+		"POST /domains/{id}/health":                           fx.domain.ID,
+		"GET /suppressions/{id}":                              fx.suppression,
+		"DELETE /suppressions/{id}":                           fx.suppression,
+		"POST /suppressions/{id}/reactivate":                  fx.suppression,
+		"GET /webhooks/{id}":                                  fx.hook,
+		"PUT /webhooks/{id}":                                  fx.hook,
+		"PATCH /webhooks/{id}":                                fx.hook,
+		"DELETE /webhooks/{id}":                               fx.hook,
+		"GET /webhooks/{id}/deliveries":                       fx.hook,
+		"POST /webhooks/{id}/test":                            fx.hook,
+		"POST /webhooks/{id}/rotate-secret":                   fx.hook,
+		"GET /templates/{id}":                                 fx.tmpl,
+		"GET /audiences/{id}":                                 fx.audience,
+		"GET /broadcasts/{id}":                                fx.broadcast,
+		"POST /broadcasts/{id}/send":                          fx.broadcast,
+		"POST /broadcasts/{id}/cancel":                        fx.broadcast,
+		"PUT /audiences/{id}":                                 fx.audience,
+		"DELETE /audiences/{id}":                              fx.audience,
+		"POST /audiences/{id}/contacts":                       fx.audience,
+		"GET /audiences/{id}/contacts":                        fx.audience,
+		"POST /audiences/{id}/contacts/bulk":                  fx.audience,
+		"PUT /audiences/{id}/contacts/{contactId}":            fx.audience,
+		"DELETE /audiences/{id}/contacts/{contactId}":         fx.audience,
+		"PATCH /templates/{id}":                               fx.tmpl,
+		"DELETE /templates/{id}":                              fx.tmpl,
 	}
 	// Routes without an id: what the other organization must not see.
 	notListed := func(id string) func(t *testing.T, r *testserver.Response) {
@@ -178,15 +199,16 @@ func (fx *isolationFixture) check(t *testing.T, rt httpapi.Route, suffix string,
 		}
 	}
 	listed := map[string]func(t *testing.T, r *testserver.Response){
-		"GET /domains":      notListed(fx.domain.ID),
-		"GET /emails":       notListed(fx.email),
-		"GET /emails/tags":  notListed("secret"),
-		"GET /senders":      notListed(fx.sender["id"].(string)),
-		"GET /webhooks":     notListed(fx.hook),
-		"GET /suppressions": notListed(fx.suppression),
-		"GET /templates":    notListed(fx.tmpl),
-		"GET /audiences":    notListed(fx.audience),
-		"GET /broadcasts":   notListed(fx.broadcast),
+		"GET /domains":        notListed(fx.domain.ID),
+		"GET /emails":         notListed(fx.email),
+		"GET /emails/tags":    notListed("secret"),
+		"GET /senders":        notListed(fx.sender["id"].(string)),
+		"GET /webhooks":       notListed(fx.hook),
+		"GET /suppressions":   notListed(fx.suppression),
+		"GET /templates":      notListed(fx.tmpl),
+		"GET /audiences":      notListed(fx.audience),
+		"GET /broadcasts":     notListed(fx.broadcast),
+		"GET /inbound-emails": notListed(fx.received),
 		"GET /stats": func(t *testing.T, r *testserver.Response) {
 			testserver.Expect(t, r, 200, "")
 			testserver.Must(t, strings.Contains(string(r.Body), `"totals":{"sent":0,`), "another organization's stats leak: %s", r.Body)
@@ -245,6 +267,8 @@ func (fx *isolationFixture) check(t *testing.T, rt httpapi.Route, suffix string,
 				body = map[string]any{"contacts": []map[string]any{{"email": "intruder@y.example"}}}
 			case "PUT /audiences/{id}/contacts/{contactId}":
 				body = map[string]any{"firstName": "taken over"}
+			case "POST /domains/{id}/inbound":
+				body = map[string]any{"enabled": true}
 			}
 			r := do(rt.Method, path, body, mode)
 			if r.Status != http.StatusNotFound || r.ErrorCode() != "NOT_FOUND" {

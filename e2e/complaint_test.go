@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"fmt"
-	"net/smtp"
 	"strings"
 	"testing"
 	"time"
@@ -62,7 +61,7 @@ func TestComplaintsAndHealth(t *testing.T) {
 			rcpt := fmt.Sprintf("c%d@customer.example", i)
 			returnPath := returnPaths[rcpt]
 			arf := fmt.Sprintf(arfTemplate, returnPath, rcpt, items[i].Data.ID+"@shop.example")
-			testserver.Must(t, smtp.SendMail(ts.InboundAddr(), nil, "", []string{returnPath}, []byte(arf)) == nil, "ARF refused")
+			testserver.Must(t, sendSMTP(ts.InboundAddr(), "mta.sender.test", "", []string{returnPath}, []byte(arf)) == nil, "ARF refused")
 		}
 		e := waitStatus(t, ts, ts.LiveKey, items[7].Data.ID, "delivered")
 		waitFor(t, func() bool { return getEmail(t, ts, ts.LiveKey, items[7].Data.ID).ComplainedAt != nil })

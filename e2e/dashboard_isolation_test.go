@@ -15,7 +15,7 @@ import (
 // new session route without a case fails the test.
 func TestDashboardOrganizationsAreIsolated(t *testing.T) {
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
-		ts := testserver.StartServer(t, b, map[string]string{"CARTEIRO_SENDER_TOKEN_IN_RESPONSE": "true"})
+		ts := testserver.StartServer(t, b, map[string]string{"CARTEIRO_SENDER_TOKEN_IN_RESPONSE": "true", "CARTEIRO_INBOUND_ADDR": "127.0.0.1:0"})
 		otherOrg, _, _ := ts.NewOrg(t, "Other")
 		fx := newIsolationFixture(t, ts)
 		first := ts.NewUser(t, ts.OrgID, "first-owner@example.com", carteiro.RoleOwner)

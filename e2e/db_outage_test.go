@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	neturl "net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -24,14 +23,8 @@ import (
 // its outcome until the database is back instead of sending again.
 func TestDatabaseOutageAnswers503AndDuplicatesNothing(t *testing.T) {
 	t.Parallel()
-	url := testserver.DatabaseURL(t, testserver.Postgres)
-	u, err := neturl.Parse(url)
-	if err != nil {
-		t.Fatalf("database URL: %v", err)
-	}
-	proxy := testutil.NewTCPProxy(t, u.Host)
-	u.Host = proxy.Addr()
-	ts, smtp, _ := relayServer(t, testserver.Postgres, map[string]string{"CARTEIRO_DATABASE_URL": u.String(),
+	url, proxy := proxiedPostgres(t)
+	ts, smtp, _ := relayServer(t, testserver.Postgres, map[string]string{"CARTEIRO_DATABASE_URL": url,
 		"CARTEIRO_JOB_TIMEOUT": "5s", "CARTEIRO_RATE_LIMIT_KEY": "100000,100000", "CARTEIRO_RATE_LIMIT_IP": "100000,100000"})
 
 	followRealTime(t, ts.Clock)

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"net/smtp"
 	"strconv"
 	"strings"
 	"testing"
@@ -45,7 +44,7 @@ func threeRecipients(t *testing.T, ts *testserver.TestServer, sink *testutil.SMT
 // sendInbound hands raw to the inbound listener for rcpt.
 func sendInbound(t *testing.T, ts *testserver.TestServer, rcpt, raw string) {
 	t.Helper()
-	err := smtp.SendMail(ts.InboundAddr(), nil, "", []string{rcpt}, []byte(raw))
+	err := sendSMTP(ts.InboundAddr(), "mta.sender.test", "", []string{rcpt}, []byte(raw))
 	testserver.Must(t, err == nil, "inbound refused the report for %s: %v", rcpt, err)
 }
 

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"fmt"
-	"net/smtp"
 	"strings"
 	"testing"
 	"time"
@@ -42,11 +41,11 @@ func TestBounceComesBackOverSMTP(t *testing.T) {
 		returnPath := msgs[0].From
 
 		// Mail for other domains is refused at RCPT.
-		err := smtp.SendMail(ts.InboundAddr(), nil, "", []string{"postmaster@elsewhere.example"}, []byte("Subject: x\r\n\r\nx\r\n"))
+		err := sendSMTP(ts.InboundAddr(), "mta.sender.test", "", []string{"postmaster@elsewhere.example"}, []byte("Subject: x\r\n\r\nx\r\n"))
 		testserver.Must(t, err != nil && strings.Contains(err.Error(), "550"), "foreign recipient: %v", err)
 
 		dsn := fmt.Sprintf(dsnTemplate, returnPath, "ghost@customer.example", res.ID+"@shop.example")
-		err = smtp.SendMail(ts.InboundAddr(), nil, "", []string{returnPath}, []byte(dsn))
+		err = sendSMTP(ts.InboundAddr(), "mta.sender.test", "", []string{returnPath}, []byte(dsn))
 		testserver.Must(t, err == nil, "DSN refused: %v", err)
 
 		e := waitStatus(t, ts, ts.LiveKey, res.ID, "bounced")
@@ -60,7 +59,7 @@ func TestBounceComesBackOverSMTP(t *testing.T) {
 		testserver.Must(t, err == nil && strings.Contains(string(reqs[0].Body), `"type":"email.bounced"`), "bounce webhook: %v", err)
 
 		// The same DSN twice records nothing new.
-		testserver.Must(t, smtp.SendMail(ts.InboundAddr(), nil, "", []string{returnPath}, []byte(dsn)) == nil, "second DSN")
+		testserver.Must(t, sendSMTP(ts.InboundAddr(), "mta.sender.test", "", []string{returnPath}, []byte(dsn)) == nil, "second DSN")
 		time.Sleep(200 * time.Millisecond)
 		testserver.Must(t, len(findEvents(events(t, ts, ts.LiveKey, res.ID), "bounced")) == 1, "a repeated DSN bounced twice")
 

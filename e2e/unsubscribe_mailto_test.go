@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"net/smtp"
 	"net/url"
 	"regexp"
 	"strings"
@@ -59,7 +58,7 @@ func TestUnsubscribeByMailThroughTheInboundListener(t *testing.T) {
 		mail := func(to string) {
 			t.Helper()
 			body := "From: ana@customer.example\r\nTo: " + to + "\r\nSubject: unsubscribe\r\n\r\nunsubscribe\r\n"
-			err := smtp.SendMail(ts.InboundAddr(), nil, "ana@customer.example", []string{to}, []byte(body))
+			err := sendSMTP(ts.InboundAddr(), "mta.sender.test", "ana@customer.example", []string{to}, []byte(body))
 			testserver.Must(t, err == nil, "mail to %s: %v", to, err)
 		}
 

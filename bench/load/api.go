@@ -16,6 +16,9 @@ type apiClient struct {
 	base string
 	key  string
 	http *http.Client
+	// recipientDomains are the domains emails are sent to, in turn; none
+	// means defaultRecipientDomain (the relay's sink takes any).
+	recipientDomains []string
 }
 
 func newAPIClient(base, key string, clients int) *apiClient {

@@ -88,7 +88,8 @@ func (s *dnsServer) Close() {
 }
 
 // Publish adds a record as a customer would at their DNS provider; typ is
-// "TXT" or "CNAME" (the only types Carteiro asks customers to publish).
+// "TXT" or "CNAME" (the only types Carteiro asks customers to publish), or
+// "MX" (preference 10) and "A" for the direct scenario's exchangers.
 func (s *dnsServer) Publish(typ, host, value string) error {
 	name := dns.Fqdn(strings.ToLower(host))
 	hdr := dns.RR_Header{Name: name, Class: dns.ClassINET, Ttl: 60}
@@ -100,6 +101,12 @@ func (s *dnsServer) Publish(typ, host, value string) error {
 	case "CNAME":
 		hdr.Rrtype = dns.TypeCNAME
 		rr = &dns.CNAME{Hdr: hdr, Target: dns.Fqdn(strings.ToLower(value))}
+	case "MX": // the direct scenario's exchangers: "10 mx.host"
+		hdr.Rrtype = dns.TypeMX
+		rr = &dns.MX{Hdr: hdr, Preference: 10, Mx: dns.Fqdn(strings.ToLower(value))}
+	case "A":
+		hdr.Rrtype = dns.TypeA
+		rr = &dns.A{Hdr: hdr, A: net.ParseIP(value).To4()}
 	default:
 		return fmt.Errorf("dns: cannot publish a %s record", typ)
 	}

@@ -52,16 +52,14 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) (err error) {
 			return err
 		}
 	}
-	sk, err := startSink()
+	if o.scenario == "direct" {
+		return runDirect(ctx, o, bin, dir, stdout, progress)
+	}
+	sk, dns, stopSinkAndDNS, err := startSinkAndDNS()
 	if err != nil {
 		return err
 	}
-	defer sk.Close()
-	dns, err := startDNSServer()
-	if err != nil {
-		return err
-	}
-	defer dns.Close()
+	defer stopSinkAndDNS()
 	db, err := newDatabase(ctx, o.store, dir, o.pgParams)
 	if err != nil {
 		return err

@@ -22,6 +22,10 @@ type options struct {
 	pgParams string
 	keep     bool
 	role     string
+	// destinations and destinationConnections shape the direct scenario.
+	destinations           int
+	destinationConnections int
+	directTLS              bool
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -29,7 +33,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("load", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.store, "store", "sqlite", "sqlite or postgres (a fresh schema in "+postgresAdminURL+")")
-	fs.StringVar(&o.scenario, "scenario", "accept", "accept (single POST /emails), batch (POST /emails/batch of 100), e2e (send -emails and wait for delivery) or smtp (5 KB messages over SMTP submission with STARTTLS, after an accept run on the same server for comparison)")
+	fs.StringVar(&o.scenario, "scenario", "accept", "accept (single POST /emails), batch (POST /emails/batch of 100), e2e (send -emails and wait for delivery), direct (e2e through the relay, then with direct delivery to -destinations exchangers) or smtp (5 KB messages over SMTP submission with STARTTLS, after an accept run on the same server for comparison)")
 	fs.IntVar(&o.clients, "clients", 32, "concurrent clients")
 	fs.DurationVar(&o.duration, "duration", 20*time.Second, "measured time of accept and batch, after the warm-up")
 	fs.DurationVar(&o.warmup, "warmup", 3*time.Second, "warm-up of accept and batch, not measured")
@@ -39,6 +43,9 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.binary, "binary", "", "carteiro binary to run (default: go build ./cmd/carteiro into the temporary directory)")
 	fs.StringVar(&o.pgParams, "pg-params", "", "extra query parameters for the server's PostgreSQL URL, to try settings (e.g. pool_max_conns=32)")
 	fs.StringVar(&o.role, "role", "all", "the server's --role: all (accepts and delivers), or api (accepts only, as an API node of a scaled-out deployment; accept and batch only)")
+	fs.IntVar(&o.destinations, "destinations", 3, "direct: in-process exchangers, one per destination (the first receives for three domains)")
+	fs.IntVar(&o.destinationConnections, "destination-connections", 10, "direct: CARTEIRO_DESTINATION_CONNECTIONS")
+	fs.BoolVar(&o.directTLS, "direct-tls", true, "direct: the exchangers offer STARTTLS (a self-signed certificate), as real MXes do")
 	fs.BoolVar(&o.keep, "keep", false, "keep the temporary directory (server log, SQLite file) and the PostgreSQL schema")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -48,8 +55,10 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
 	case o.store != "sqlite" && o.store != "postgres":
 		return o, fmt.Errorf("-store: want sqlite or postgres, got %q", o.store)
-	case o.scenario != "accept" && o.scenario != "batch" && o.scenario != "e2e" && o.scenario != "smtp":
-		return o, fmt.Errorf("-scenario: want accept, batch, e2e or smtp, got %q", o.scenario)
+	case o.scenario != "accept" && o.scenario != "batch" && o.scenario != "e2e" && o.scenario != "smtp" && o.scenario != "direct":
+		return o, fmt.Errorf("-scenario: want accept, batch, e2e, direct or smtp, got %q", o.scenario)
+	case o.destinations < 1 || o.destinations > 20 || o.destinationConnections < 1:
+		return o, errors.New("-destinations: want 1 to 20; -destination-connections: want at least 1")
 	case o.clients < 1 || o.clients > 1024:
 		return o, errors.New("-clients: want 1 to 1024")
 	case o.duration <= 0 || o.duration > time.Hour || o.warmup < 0 || o.warmup > 10*time.Minute:
@@ -62,7 +71,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		return o, errors.New("-pg-params: only with -store postgres")
 	case o.role != "all" && o.role != "api":
 		return o, fmt.Errorf("-role: want all or api, got %q", o.role)
-	case o.role == "api" && o.scenario == "e2e":
+	case o.role == "api" && (o.scenario == "e2e" || o.scenario == "direct"):
 		return o, errors.New("-role api: e2e needs a server that delivers")
 	case o.timeout <= 0 || o.timeout > 2*time.Hour:
 		return o, errors.New("-timeout: want up to 2h")
@@ -74,12 +83,17 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 // out.
 func (o options) commandLine() string {
 	cmd := fmt.Sprintf("go run ./bench/load -store %s -scenario %s -clients %d", o.store, o.scenario, o.clients)
-	if (o.scenario == "batch" || o.scenario == "e2e") && o.batch != maxBatch {
+	e2e := o.scenario == "e2e" || o.scenario == "direct"
+	if (o.scenario == "batch" || e2e) && o.batch != maxBatch {
 		cmd += fmt.Sprintf(" -batch %d", o.batch)
 	}
-	if o.scenario == "e2e" {
+	if e2e {
 		cmd += fmt.Sprintf(" -emails %d -timeout %s", o.emails, o.timeout)
-	} else {
+	}
+	if o.scenario == "direct" {
+		cmd += fmt.Sprintf(" -destinations %d -destination-connections %d -direct-tls=%v", o.destinations, o.destinationConnections, o.directTLS)
+	}
+	if !e2e {
 		cmd += fmt.Sprintf(" -duration %s -warmup %s", o.duration, o.warmup)
 	}
 	if o.role != "all" {

@@ -28,7 +28,7 @@ func emailsPerCall(o options) int {
 // singleSender posts one email per call to POST /emails.
 func singleSender(api *apiClient) sender {
 	return func(ctx context.Context, n int64) outcome {
-		status, _, err := api.post(ctx, "/v1/product/emails", appendEmail(make([]byte, 0, 256), n))
+		status, _, err := api.post(ctx, "/v1/product/emails", appendEmail(make([]byte, 0, 256), n, recipientDomain(api.recipientDomains, n)))
 		if err != nil {
 			return outcome{status: "transport"}
 		}
@@ -51,7 +51,7 @@ func batchSender(api *apiClient, size int) sender {
 // answered ok. It counts by substring rather than decoding the whole
 // answer, to leave the machine's CPU to the server.
 func postBatch(ctx context.Context, api *apiClient, first int64, size int) outcome {
-	status, body, err := api.post(ctx, "/v1/product/emails/batch", appendBatch(make([]byte, 0, 160*size), first, size))
+	status, body, err := api.post(ctx, "/v1/product/emails/batch", appendBatch(make([]byte, 0, 160*size), first, size, api.recipientDomains))
 	if err != nil {
 		return outcome{status: "transport"}
 	}

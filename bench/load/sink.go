@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"log"
 	"net"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -128,4 +130,75 @@ func hasDKIMSignature(br *bufio.Reader) (bool, error) {
 			found = true
 		}
 	}
+}
+
+// exchanger is one more listener of a sink, standing for one destination's
+// MX in the direct scenario: its messages count into the sink, and it
+// counts its connections open at once, which D80 bounds.
+type exchanger struct {
+	server          *smtp.Server
+	open, maxOpen   atomic.Int64
+	connections     atomic.Int64
+	addr            string
+	countedListener net.Listener
+}
+
+// listenAlso serves addr ("127.0.0.71:2525") as another face of s,
+// offering STARTTLS with tlsConfig when it is not nil.
+func (s *sink) listenAlso(addr string, tlsConfig *tls.Config) (*exchanger, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("exchanger: listen %s: %w", addr, err)
+	}
+	x := &exchanger{addr: ln.Addr().String()}
+	srv := smtp.NewServer(smtp.BackendFunc(func(*smtp.Conn) (smtp.Session, error) { return sinkSession{s}, nil }))
+	srv.Domain = "mx.localhost"
+	srv.TLSConfig = tlsConfig
+	srv.MaxMessageBytes = 10 << 20
+	srv.MaxRecipients = 1000
+	srv.ReadTimeout = time.Minute
+	srv.WriteTimeout = time.Minute
+	srv.ErrorLog = log.New(io.Discard, "", 0)
+	x.server = srv
+	x.countedListener = &countingListener{Listener: ln, x: x}
+	go func() { _ = srv.Serve(x.countedListener) }()
+	return x, nil
+}
+
+// Close stops the exchanger.
+func (x *exchanger) Close() { _ = x.server.Close() }
+
+// countingListener counts an exchanger's connections.
+type countingListener struct {
+	net.Listener
+	x *exchanger
+}
+
+func (l *countingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	n := l.x.open.Add(1)
+	l.x.connections.Add(1)
+	for {
+		m := l.x.maxOpen.Load()
+		if n <= m || l.x.maxOpen.CompareAndSwap(m, n) {
+			break
+		}
+	}
+	return &countedConn{Conn: c, x: l.x}, nil
+}
+
+// countedConn leaves the count when closed, before the socket closes, so
+// a client waiting for the close never sees it counted.
+type countedConn struct {
+	net.Conn
+	x    *exchanger
+	once sync.Once
+}
+
+func (c *countedConn) Close() error {
+	c.once.Do(func() { c.x.open.Add(-1) })
+	return c.Conn.Close()
 }

@@ -44,6 +44,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = userCommand(ctx, args[1:], stdin, stdout, stderr, lookupEnv)
 	case "send":
 		err = sendCommand(ctx, args[1:], stdin, stdout, stderr, lookupEnv)
+	case "emails":
+		err = emailsCommand(ctx, args[1:], stdout, stderr, lookupEnv)
+	case "webhook":
+		err = webhookCommand(ctx, args[1:], stdout, stderr, lookupEnv)
 	case "render-worker":
 		// Hidden: the server starts itself as a render worker with this
 		// argument and CARTEIRO_RENDER_WORKER=1, which internal/render/worker
@@ -97,6 +101,14 @@ Usage:
                                              send one email through a running
                                              server's API ($CARTEIRO_API_KEY,
                                              $CARTEIRO_API_URL)
+  carteiro emails tail [--since D] [--interval D] [--json] [--api URL] [--key K]
+                                             print new emails and their events
+                                             as they happen (polls the API)
+  carteiro webhook listen --forward-to URL [--secret S] [--events T,...]
+                [--since D] [--interval D] [--json] [--api URL] [--key K]
+                                             forward the organization's events,
+                                             signed like webhooks, to a local
+                                             app (development relay)
   carteiro version                           print the version
 
 Settings are CARTEIRO_* environment variables; see docs/configuration.md.

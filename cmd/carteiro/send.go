@@ -1,31 +1,30 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"strings"
 	"time"
+
+	sdk "github.com/carteiro/carteiro/sdk/go/carteiro"
 )
 
-// Settings of `carteiro send`, read when the flags are not given.
+// Settings of the API client commands (send, emails tail, webhook
+// listen), read when the flags are not given.
 const (
 	envAPIURL = "CARTEIRO_API_URL"
 	envAPIKey = "CARTEIRO_API_KEY"
 	// defaultAPIURL is the server `carteiro serve` starts on this machine
 	// (CARTEIRO_HTTP_ADDR's default :8080).
 	defaultAPIURL = "http://127.0.0.1:8080"
-	// sendTimeout bounds the whole request: accepting an email is one
-	// database write, so a server that takes longer is not answering.
-	sendTimeout = 30 * time.Second
-	// maxAnswer bounds how much of the server's answer is read.
-	maxAnswer = 1 << 20
+	// requestTimeout bounds each request: accepting an email is one
+	// database write, and a page of emails one query, so a server that
+	// takes longer is not answering.
+	requestTimeout = 30 * time.Second
 )
 
 // stringList is a repeatable flag (--to a --to b).
@@ -54,9 +53,8 @@ func sendCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	htmlFile := fs.String("html", "", "file holding the HTML body (- for standard input)")
 	text := fs.String("text", "", "plain-text body")
 	sandbox := fs.Bool("test", false, "sandbox: simulate the sending, deliver nothing (isSandbox)")
-	apiURL := fs.String("api", "", "server URL (default $"+envAPIURL+", else "+defaultAPIURL+")")
-	key := fs.String("key", "", "API key (default $"+envAPIKey+")")
-	asJSON := fs.Bool("json", false, "print the server's JSON answer")
+	api := addAPIFlags(fs)
+	asJSON := fs.Bool("json", false, "print the answer as JSON")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err.Error()}
 	}
@@ -68,44 +66,25 @@ func sendCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	case *htmlFile == "" && *text == "":
 		return usageError{"send: give --html FILE, --text TEXT or both"}
 	}
-	if *key == "" {
-		*key, _ = lookupEnv(envAPIKey)
-	}
-	if *key == "" {
-		return usageError{"send: no API key: set " + envAPIKey + " or pass --key"}
-	}
-	if *apiURL == "" {
-		*apiURL, _ = lookupEnv(envAPIURL)
-	}
-	if *apiURL == "" {
-		*apiURL = defaultAPIURL
-	}
-
-	body := map[string]any{"from": *from, "to": []string(to), "subject": *subject}
-	if *htmlFile != "" {
-		html, err := readBodyFile(*htmlFile, stdin)
-		if err != nil {
-			return err
-		}
-		body["html"] = html
-	}
-	if *text != "" {
-		body["text"] = *text
-	}
-	if *sandbox {
-		body["isSandbox"] = true
-	}
-	answer, err := postJSON(ctx, strings.TrimRight(*apiURL, "/")+"/v1/product/emails", *key, body)
+	client, err := api.client("send", lookupEnv)
 	if err != nil {
-		return fmt.Errorf("send: %w", err)
-	}
-	if *asJSON {
-		_, err := stdout.Write(append(bytes.TrimSpace(answer), '\n'))
 		return err
 	}
-	var accepted struct{ ID, Status string }
-	if err := json.Unmarshal(answer, &accepted); err != nil {
-		return fmt.Errorf("send: the server's answer is not JSON: %w", err)
+
+	req := &sdk.SendEmailRequest{From: *from, To: to, Subject: *subject, Text: *text, IsSandbox: *sandbox}
+	if *htmlFile != "" {
+		if req.HTML, err = readBodyFile(*htmlFile, stdin); err != nil {
+			return err
+		}
+	}
+	// Through the Go SDK: an idempotency key of its own, so a retry after a
+	// 429 or 5xx never sends twice.
+	accepted, err := client.Emails.Send(ctx, req)
+	if err != nil {
+		return fmt.Errorf("send: %w", describeAPIError(err))
+	}
+	if *asJSON {
+		return json.NewEncoder(stdout).Encode(accepted)
 	}
 	fmt.Fprintf(stdout, "email %s %s\n", accepted.ID, accepted.Status)
 	return nil
@@ -124,51 +103,4 @@ func readBodyFile(name string, stdin io.Reader) (string, error) {
 		return "", fmt.Errorf("send: read --html: %w", err)
 	}
 	return string(b), nil
-}
-
-// postJSON POSTs body with the key and returns a 2xx answer's body. Any
-// other answer becomes an error naming the status and, from the error
-// envelope (D9), its code and message.
-func postJSON(ctx context.Context, url, key string, body any) ([]byte, error) {
-	payload, err := json.Marshal(body)
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithTimeout(ctx, sendTimeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(payload))
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Authorization", "Bearer "+key)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("User-Agent", "carteiro-cli/"+version)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	answer, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
-	if err != nil {
-		return nil, fmt.Errorf("read the answer: %w", err)
-	}
-	if resp.StatusCode/100 == 2 {
-		return answer, nil
-	}
-	var envelope struct {
-		Error struct {
-			Code    string         `json:"code"`
-			Message string         `json:"message"`
-			Details map[string]any `json:"details"`
-		} `json:"error"`
-	}
-	if json.Unmarshal(answer, &envelope) != nil || envelope.Error.Code == "" {
-		return nil, fmt.Errorf("HTTP %d", resp.StatusCode)
-	}
-	msg := fmt.Sprintf("HTTP %d %s: %s", resp.StatusCode, envelope.Error.Code, envelope.Error.Message)
-	if len(envelope.Error.Details) > 0 {
-		details, _ := json.Marshal(envelope.Error.Details)
-		msg += " " + string(details)
-	}
-	return nil, errors.New(msg)
 }

@@ -159,6 +159,15 @@ func checkBody(resp *response, header http.Header, body []byte) []string {
 	}
 	schema, ok := resp.content[mediaType]
 	if !ok {
+		// OpenAPI allows media type ranges; the most specific one applies
+		// (an attachment route documents "*/*": its type is the part's).
+		if major, _, found := strings.Cut(mediaType, "/"); found {
+			if schema, ok = resp.content[major+"/*"]; !ok {
+				schema, ok = resp.content["*/*"]
+			}
+		}
+	}
+	if !ok {
 		return []string{fmt.Sprintf("Content-Type %s is not documented (documented: %s)", mediaType, mediaTypes(resp))}
 	}
 	if schema == nil {

@@ -102,6 +102,10 @@ type Config struct {
 	RecordGrace time.Duration
 	// ContentRetention and LogRetention are D77's periods; 0 keeps.
 	ContentRetention, LogRetention time.Duration
+	// InboundHost is the MX target of domains that receive mail (D75).
+	InboundHost string
+	// InboundRetention is how long received mail is kept; 0 keeps (D75).
+	InboundRetention time.Duration
 }
 
 // App runs the use cases.

@@ -126,7 +126,9 @@ func (a *App) deliverEmail(ctx context.Context, emailID string, firstOnly bool) 
 		// D65: each recipient its own transaction and return path, so a
 		// report can only change the recipient whose return path it reached;
 		// the message bytes (and their one DKIM signature) are shared.
-		env := mta.Envelope{EnvelopeID: e.ID}
+		// D80: a broadcast's email lets transactional email go first when
+		// both wait for a connection to one destination.
+		env := mta.Envelope{EnvelopeID: e.ID, Background: e.BroadcastID != ""}
 		for _, r := range keep {
 			env.Recipients = append(env.Recipients, r.Address)
 			env.ReturnPaths = append(env.ReturnPaths, a.returnPathFor(e, r))
@@ -220,6 +222,10 @@ func (a *App) recordAttempt(ctx context.Context, e *carteiro.Email, all, pending
 		events = append(events, a.event(e.ID, t, now, meta))
 	}
 	deferred := 0
+	// heldUntil is when the destination holding every deferred recipient
+	// is released (D80), zero when some deferral has no such date.
+	var heldUntil time.Time
+	allHeld := true
 	var bounces []bounce.RecipientReport // for D46's automatic suppressions
 	for _, rcpt := range attempted {
 		res, ok := byAddr[strings.ToLower(rcpt.Address)]
@@ -263,6 +269,10 @@ func (a *App) recordAttempt(ctx context.Context, e *carteiro.Email, all, pending
 		default:
 			rcpt.Status = carteiro.RecipientDeferred
 			deferred++
+			allHeld = allHeld && !res.RetryAt.IsZero()
+			if res.RetryAt.After(heldUntil) {
+				heldUntil = res.RetryAt
+			}
 			e.LastError = response
 			if firstDeferral {
 				add(carteiro.EventDeliveryDelayed, map[string]any{"recipient": rcpt.Address, "code": res.Code,
@@ -292,6 +302,15 @@ func (a *App) recordAttempt(ctx context.Context, e *carteiro.Email, all, pending
 			}
 		} else {
 			retryAt = now.Add(retryDelay(e.Attempts))
+			if allHeld {
+				// Trying a held destination earlier would only defer
+				// again; its end is when delivery can succeed (now, if
+				// it ended while this attempt was recorded).
+				retryAt = heldUntil
+				if retryAt.Before(now) {
+					retryAt = now
+				}
+			}
 		}
 	}
 	e.Status = emailStatus(all)

@@ -78,7 +78,7 @@ func (a *App) CreateDomain(ctx context.Context, p *Principal, name string) (*New
 		}
 		return nil, storeErr(err)
 	}
-	return &NewDomain{Domain: d, Records: d.Records(a.cfg.BounceHost)}, nil
+	return &NewDomain{Domain: d, Records: a.domainRecords(d)}, nil
 }
 
 // ListDomains returns the organization's live domains.
@@ -99,7 +99,7 @@ func (a *App) GetDomain(ctx context.Context, p *Principal, id string) (*NewDomai
 	if err != nil {
 		return nil, storeErr(err)
 	}
-	return &NewDomain{Domain: d, Records: d.Records(a.cfg.BounceHost)}, nil
+	return &NewDomain{Domain: d, Records: a.domainRecords(d)}, nil
 }
 
 // Verification is the answer of POST /domains/:id/verify (D32).
@@ -121,7 +121,7 @@ func (a *App) VerifyDomain(ctx context.Context, p *Principal, id string) (*Verif
 }
 
 func (a *App) checkDomain(ctx context.Context, d *carteiro.Domain) (*Verification, error) {
-	records := d.Records(a.cfg.BounceHost)
+	records := a.domainRecords(d)
 	checks := a.dns.Check(ctx, records)
 	d.ApplyCheck(checks.Outcome(records), a.clock.Now())
 	if err := a.store.UpdateDomainCheck(ctx, d); err != nil {

@@ -11,7 +11,8 @@ import (
 type Erasure struct {
 	ContactsDeleted int64
 	EmailsRedacted  int64
-	// InboundDeleted is always 0: inbound email is not stored yet (D75).
+	// InboundDeleted counts the received messages from the address that
+	// were deleted (D75, D78).
 	InboundDeleted int64
 }
 
@@ -59,8 +60,35 @@ func (a *App) ErasePerson(ctx context.Context, p *Principal, email string) (*Era
 	if out.EmailsRedacted, err = a.store.RedactEmails(ctx, ids, x, a.clock.Now()); err != nil {
 		return nil, storeErr(err)
 	}
+	if p.Mode() == carteiro.ModeLive {
+		// Received mail is live data: a test key leaves it (D7).
+		if out.InboundDeleted, err = a.eraseInbound(ctx, p.Org.ID, addr.Email); err != nil {
+			return nil, storeErr(err)
+		}
+	}
 	if _, err := a.store.RedactWebhookDeliveries(ctx, p.Org.ID, x); err != nil {
 		return nil, storeErr(err)
 	}
 	return &out, nil
+}
+
+// eraseBatch bounds the received messages deleted per transaction.
+const eraseBatch = 200
+
+// eraseInbound deletes the organization's received messages from address
+// (D78), in batches.
+func (a *App) eraseInbound(ctx context.Context, orgID, address string) (int64, error) {
+	var total int64
+	for {
+		var n int
+		err := a.store.InTx(ctx, func(tx *store.Tx) error {
+			var err error
+			n, err = tx.EraseInboundFrom(ctx, orgID, address, eraseBatch)
+			return err
+		})
+		total += int64(n)
+		if err != nil || n < eraseBatch {
+			return total, err
+		}
+	}
 }

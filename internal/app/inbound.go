@@ -11,10 +11,15 @@ import (
 )
 
 // AcceptsDomain tells the inbound listener which recipient domains are
-// ours: the bounce host and bounces.<a registered domain> (D31, D55).
+// ours: the bounce host and bounces.<a registered domain> (D31, D55), and
+// the verified domains whose inbound is on (D75). Every other domain is
+// refused, so the listener is never an open relay.
 func (a *App) AcceptsDomain(ctx context.Context, domain string) bool {
 	domain = strings.ToLower(strings.TrimSuffix(domain, "."))
 	if domain == strings.ToLower(a.cfg.BounceHost) {
+		return true
+	}
+	if a.receivesFor(ctx, domain) {
 		return true
 	}
 	name, ok := strings.CutPrefix(domain, "bounces.")
@@ -36,15 +41,38 @@ func (a *App) AcceptsDomain(ctx context.Context, domain string) bool {
 // a bounce or complaint.
 func (a *App) Deliver(ctx context.Context, from string, to []string, raw []byte) error {
 	unsubscribe, others := a.unsubscribeRecipients(to)
+	reports, received := a.reportRecipients(others)
+	if len(received) > 0 {
+		// D75: mail for a customer's domain; stored, with its webhook
+		// jobs, before anything else, so a 451 later means a retry that
+		// finds it stored (docs/inbound.md).
+		if err := a.ReceiveInbound(ctx, from, received, raw); err != nil {
+			return err
+		}
+	}
 	if len(unsubscribe) > 0 {
 		if err := a.unsubscribeByMail(ctx, unsubscribe); err != nil {
 			return err
 		}
-		if len(others) == 0 {
-			return nil
+	}
+	if len(reports) == 0 {
+		return nil
+	}
+	return a.ProcessInbound(ctx, reports, raw)
+}
+
+// reportRecipients splits recipients into those of the bounce host and of
+// bounces.<domain> (reports, D55) and the others (received mail, D75).
+func (a *App) reportRecipients(rcpts []string) (reports, received []string) {
+	for _, r := range rcpts {
+		domain := strings.ToLower(carteiro.DomainOf(r))
+		if domain == strings.ToLower(a.cfg.BounceHost) || strings.HasPrefix(domain, "bounces.") {
+			reports = append(reports, r)
+		} else {
+			received = append(received, r)
 		}
 	}
-	return a.ProcessInbound(ctx, others, raw)
+	return reports, received
 }
 
 // ProcessInbound reads a bounce or complaint that came back (D55) and

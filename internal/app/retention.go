@@ -33,15 +33,17 @@ type Purged struct {
 	Emails int64
 	// WebhookDeliveries and IdempotencyKeys were deleted.
 	WebhookDeliveries, IdempotencyKeys int64
+	// InboundEmails received messages were deleted with their raw bytes (D75).
+	InboundEmails int64
 }
 
 func (p Purged) any() bool {
-	return p.ContentEmails+p.Emails+p.WebhookDeliveries+p.IdempotencyKeys > 0
+	return p.ContentEmails+p.Emails+p.WebhookDeliveries+p.IdempotencyKeys+p.InboundEmails > 0
 }
 
 // purgeCounters are the totals since the process started (metrics).
 type purgeCounters struct {
-	contentEmails, contentBytes, emails, webhookDeliveries, idempotencyKeys atomic.Int64
+	contentEmails, contentBytes, emails, webhookDeliveries, idempotencyKeys, inboundEmails atomic.Int64
 }
 
 func (c *purgeCounters) add(p Purged) {
@@ -50,6 +52,7 @@ func (c *purgeCounters) add(p Purged) {
 	c.emails.Add(p.Emails)
 	c.webhookDeliveries.Add(p.WebhookDeliveries)
 	c.idempotencyKeys.Add(p.IdempotencyKeys)
+	c.inboundEmails.Add(p.InboundEmails)
 }
 
 // PurgedTotals is what the retention purge of this process has removed
@@ -57,7 +60,7 @@ func (c *purgeCounters) add(p Purged) {
 func (a *App) PurgedTotals() Purged {
 	c := &a.purged
 	return Purged{ContentEmails: c.contentEmails.Load(), ContentBytes: c.contentBytes.Load(), Emails: c.emails.Load(),
-		WebhookDeliveries: c.webhookDeliveries.Load(), IdempotencyKeys: c.idempotencyKeys.Load()}
+		WebhookDeliveries: c.webhookDeliveries.Load(), IdempotencyKeys: c.idempotencyKeys.Load(), InboundEmails: c.inboundEmails.Load()}
 }
 
 // Purge runs one pass of the retention purge (D77) and returns what it
@@ -72,7 +75,8 @@ func (a *App) Purge(ctx context.Context) (Purged, error) {
 	a.purged.add(got)
 	if got.any() {
 		a.logger.InfoContext(ctx, "retention purge", "content_emails", got.ContentEmails, "content_bytes", got.ContentBytes,
-			"emails", got.Emails, "webhook_deliveries", got.WebhookDeliveries, "idempotency_keys", got.IdempotencyKeys)
+			"emails", got.Emails, "webhook_deliveries", got.WebhookDeliveries, "idempotency_keys", got.IdempotencyKeys,
+			"inbound_emails", got.InboundEmails)
 	}
 	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
 		return got, nil
@@ -91,6 +95,11 @@ func (a *App) purge(ctx context.Context, got *Purged) error {
 	}
 	if a.cfg.ContentRetention > 0 {
 		if err := a.purgeContent(ctx, pace, now, now.Add(-a.cfg.ContentRetention), got); err != nil {
+			return err
+		}
+	}
+	if a.cfg.InboundRetention > 0 {
+		if err := a.purgeInbound(ctx, pace, now.Add(-a.cfg.InboundRetention), got); err != nil {
 			return err
 		}
 	}
@@ -250,4 +259,25 @@ func dueIDs(due []store.DueEmail) []string {
 		ids[i] = d.ID
 	}
 	return ids
+}
+
+// purgeInbound deletes received messages older than cutoff (D75), a batch
+// per transaction so that a message never loses its raw bytes alone.
+func (a *App) purgeInbound(ctx context.Context, pace *batchPacer, cutoff time.Time, got *Purged) error {
+	for {
+		began, size := time.Now(), pace.size
+		var n int
+		err := a.store.InTx(ctx, func(tx *store.Tx) error {
+			var err error
+			n, err = tx.PurgeInbound(ctx, cutoff, size)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		got.InboundEmails += int64(n)
+		if err := pace.rest(ctx, time.Since(began)); err != nil || n < size {
+			return err
+		}
+	}
 }

@@ -266,6 +266,9 @@ func (a *App) TestWebhook(ctx context.Context, p *Principal, id, eventType strin
 		return "", carteiro.Invalid("eventType", "invalid_value")
 	}
 	now := a.clock.Now()
+	if eventType == EventReceived {
+		return a.testReceived(ctx, w, now)
+	}
 	e := &carteiro.Email{ID: uuid.Must(uuid.NewV7()).String(), From: carteiro.Address{Email: "test@example.com"},
 		To: []carteiro.Address{{Email: "recipient@example.com"}}, Subject: "Carteiro webhook test"}
 	ev := a.event(e.ID, carteiro.EventType(strings.TrimPrefix(eventType, "email.")), now, map[string]any{"test": true})
@@ -273,8 +276,13 @@ func (a *App) TestWebhook(ctx context.Context, p *Principal, id, eventType strin
 	if err != nil {
 		return "", &carteiro.Error{Code: carteiro.CodeInternal, Err: err}
 	}
+	return a.queueTestDelivery(ctx, w, eventType, payload)
+}
+
+// queueTestDelivery stores a made-up event's delivery to w with its job.
+func (a *App) queueTestDelivery(ctx context.Context, w *carteiro.Webhook, eventType string, payload []byte) (string, error) {
 	d := a.newDelivery(w, "", eventType, payload)
-	err = a.store.InTx(ctx, func(tx *store.Tx) error {
+	err := a.store.InTx(ctx, func(tx *store.Tx) error {
 		if err := tx.InsertDelivery(ctx, d); err != nil {
 			return err
 		}

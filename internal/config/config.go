@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/carteiro/carteiro/internal/health"
+	"github.com/carteiro/carteiro/internal/mta"
 	"github.com/carteiro/carteiro/internal/ratelimit"
 )
 
@@ -60,6 +62,13 @@ type Config struct {
 	DeliveryWorkers int
 	// RelayPoolSize bounds the connections kept open to the relay.
 	RelayPoolSize int
+	// DestinationConnections bounds the connections open at once to one
+	// destination in direct delivery (D80).
+	DestinationConnections int
+	// ShapingFile is CARTEIRO_SHAPING_FILE, and Shaping what it says: per
+	// destination limits replacing the defaults (D80).
+	ShapingFile string
+	Shaping     map[string]mta.Shaping
 	// RenderWorkers is how many React Email render worker processes run at
 	// once (D61).
 	RenderWorkers int
@@ -86,6 +95,20 @@ type Config struct {
 	// LogRetention is how long an email's record, recipients, tags and
 	// timeline are kept after its last event; 0 keeps them (D77).
 	LogRetention time.Duration
+	// InboundHost is the MX target of domains that receive mail (D75,
+	// CARTEIRO_INBOUND_HOST); the bounce host by default.
+	InboundHost string
+	// InboundMaxSize caps a received message (CARTEIRO_INBOUND_MAX_SIZE).
+	InboundMaxSize int64
+	// InboundRetention is how long received messages are kept; 0 keeps
+	// them (D75, CARTEIRO_INBOUND_RETENTION).
+	InboundRetention time.Duration
+	// InboundRateIP limits transactions per client address on the inbound
+	// listener (CARTEIRO_INBOUND_RATE_LIMIT_IP).
+	InboundRateIP ratelimit.Rule
+	// InboundConnectionsPerIP caps one client address's open connections
+	// to the inbound listener (CARTEIRO_INBOUND_CONNECTIONS_PER_IP).
+	InboundConnectionsPerIP int
 }
 
 // Load reads the settings through lookupEnv (os.LookupEnv in production, a
@@ -127,6 +150,7 @@ func Load(lookupEnv func(string) (string, bool)) (Config, error) {
 	if _, set := lookupEnv("CARTEIRO_INBOUND_ADDR"); !set {
 		c.InboundAddr = ":2525"
 	}
+	c.InboundHost = normalizeHost(get("CARTEIRO_INBOUND_HOST", c.BounceHost))
 	// Likewise an empty CARTEIRO_SUBMISSION_ADDR turns submission off (D74).
 	if _, set := lookupEnv("CARTEIRO_SUBMISSION_ADDR"); !set {
 		c.SubmissionAddr = ":2587"
@@ -149,6 +173,18 @@ func Load(lookupEnv func(string) (string, bool)) (Config, error) {
 	if c.LogRetention, err = parseRetention(get("CARTEIRO_LOG_RETENTION", "400d")); err != nil {
 		errs = append(errs, fmt.Errorf("CARTEIRO_LOG_RETENTION: %w", err))
 	}
+	if c.InboundMaxSize, err = parseBytes(get("CARTEIRO_INBOUND_MAX_SIZE", "25000000")); err != nil {
+		errs = append(errs, fmt.Errorf("CARTEIRO_INBOUND_MAX_SIZE: %w", err))
+	}
+	if c.InboundRetention, err = parseRetention(get("CARTEIRO_INBOUND_RETENTION", "30d")); err != nil {
+		errs = append(errs, fmt.Errorf("CARTEIRO_INBOUND_RETENTION: %w", err))
+	}
+	if c.InboundRateIP, err = ratelimit.ParseRule(get("CARTEIRO_INBOUND_RATE_LIMIT_IP", "5,20")); err != nil {
+		errs = append(errs, fmt.Errorf("CARTEIRO_INBOUND_RATE_LIMIT_IP: %w", err))
+	}
+	if c.InboundConnectionsPerIP, err = strconv.Atoi(get("CARTEIRO_INBOUND_CONNECTIONS_PER_IP", "20")); err != nil || c.InboundConnectionsPerIP < 1 {
+		errs = append(errs, fmt.Errorf("CARTEIRO_INBOUND_CONNECTIONS_PER_IP: want a positive number, got %q", getenv("CARTEIRO_INBOUND_CONNECTIONS_PER_IP")))
+	}
 	if c.DeliveryWorkers, err = strconv.Atoi(get("CARTEIRO_DELIVERY_WORKERS", "50")); err != nil || c.DeliveryWorkers < 1 {
 		errs = append(errs, fmt.Errorf("CARTEIRO_DELIVERY_WORKERS: want a positive number, got %q", getenv("CARTEIRO_DELIVERY_WORKERS")))
 	}
@@ -157,6 +193,14 @@ func Load(lookupEnv func(string) (string, bool)) (Config, error) {
 	}
 	if c.RelayPoolSize, err = strconv.Atoi(get("CARTEIRO_RELAY_POOL_SIZE", "16")); err != nil || c.RelayPoolSize < 1 {
 		errs = append(errs, fmt.Errorf("CARTEIRO_RELAY_POOL_SIZE: want a positive number, got %q", getenv("CARTEIRO_RELAY_POOL_SIZE")))
+	}
+	if c.DestinationConnections, err = strconv.Atoi(get("CARTEIRO_DESTINATION_CONNECTIONS", "10")); err != nil || c.DestinationConnections < 1 {
+		errs = append(errs, fmt.Errorf("CARTEIRO_DESTINATION_CONNECTIONS: want a positive number, got %q", getenv("CARTEIRO_DESTINATION_CONNECTIONS")))
+	}
+	if c.ShapingFile = get("CARTEIRO_SHAPING_FILE", ""); c.ShapingFile != "" {
+		if c.Shaping, err = loadShaping(c.ShapingFile); err != nil {
+			errs = append(errs, fmt.Errorf("CARTEIRO_SHAPING_FILE: %w", err))
+		}
 	}
 	if c.MaxInflightBytes, err = parseBytes(get("CARTEIRO_MAX_INFLIGHT_BYTES", "256MiB")); err != nil {
 		errs = append(errs, fmt.Errorf("CARTEIRO_MAX_INFLIGHT_BYTES: %w", err))
@@ -189,6 +233,16 @@ func Load(lookupEnv func(string) (string, bool)) (Config, error) {
 	}
 	errs = append(errs, c.validate()...)
 	return c, errors.Join(errs...)
+}
+
+// loadShaping reads and checks the shaping file at startup, so a mistake in
+// it stops the server rather than leaving a destination unshaped.
+func loadShaping(path string) (map[string]mta.Shaping, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return mta.ParseShaping(data)
 }
 
 func (c *Config) validate() []error {
@@ -287,6 +341,11 @@ func parseRetention(s string) (time.Duration, error) {
 		return 0, bad
 	}
 	return d, nil
+}
+
+// normalizeHost lowercases a host name and drops a trailing dot.
+func normalizeHost(s string) string {
+	return strings.TrimSuffix(strings.ToLower(s), ".")
 }
 
 func parseBool(s string) (bool, error) {

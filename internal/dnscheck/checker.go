@@ -60,8 +60,19 @@ func (c *Checker) checkRecord(ctx context.Context, record carteiro.DNSRecord) ca
 }
 
 // lookup fetches the values published at the record's host: the TXT
-// strings, or the CNAME target.
+// strings, the CNAME target, or the MX hosts.
 func (c *Checker) lookup(ctx context.Context, record carteiro.DNSRecord) ([]string, error) {
+	if strings.EqualFold(record.Type, "MX") {
+		mxs, err := c.Resolver.LookupMX(ctx, record.Host)
+		if err != nil {
+			return nil, err
+		}
+		hosts := make([]string, len(mxs))
+		for i, mx := range mxs {
+			hosts[i] = mx.Host
+		}
+		return hosts, nil
+	}
 	if strings.EqualFold(record.Type, "CNAME") {
 		target, err := c.Resolver.LookupCNAME(ctx, record.Host)
 		if err != nil {

@@ -17,7 +17,9 @@ func matcherFor(record carteiro.DNSRecord) matcher {
 		return matchExact
 	case carteiro.RecordDKIM:
 		return matchDKIMKey
-	case carteiro.RecordSPF:
+	case carteiro.RecordSPF, carteiro.RecordMX:
+		// An MX passes when any of the domain's exchangers is ours (D75):
+		// a customer may keep a backup MX of their own.
 		return matchHost
 	case carteiro.RecordDMARC:
 		return matchAnyDMARC

@@ -27,10 +27,11 @@ type domainDetailJSON struct {
 }
 
 type publishRecordJSON struct {
-	Type  string `json:"type"`
-	Host  string `json:"host"`
-	Value string `json:"value"`
-	TTL   int    `json:"ttl"`
+	Type     string `json:"type"`
+	Host     string `json:"host"`
+	Value    string `json:"value"`
+	TTL      int    `json:"ttl"`
+	Priority int    `json:"priority,omitempty"` // MX only (D75)
 }
 
 type domainRecordJSON struct {
@@ -132,7 +133,8 @@ func (s *Server) getDomain(w http.ResponseWriter, r *http.Request) {
 	}
 	out := domainDetailJSON{domainJSON: toDomainJSON(nd.Domain)}
 	for _, rec := range nd.Records {
-		out.DNSRecordsToPublish = append(out.DNSRecordsToPublish, publishRecordJSON{Type: rec.Type, Host: rec.Host, Value: rec.Value, TTL: rec.TTL})
+		out.DNSRecordsToPublish = append(out.DNSRecordsToPublish, publishRecordJSON{Type: rec.Type, Host: rec.Host, Value: rec.Value, TTL: rec.TTL,
+			Priority: rec.Priority})
 	}
 	writeJSON(w, http.StatusOK, out)
 }

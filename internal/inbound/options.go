@@ -1,6 +1,7 @@
 package inbound
 
 import (
+	"crypto/tls"
 	"log/slog"
 	"os"
 	"time"
@@ -14,6 +15,7 @@ const (
 	DefaultMaxRecipients   = 50
 	DefaultRatePerIP       = 5.0 // messages per second
 	DefaultBurstPerIP      = 20
+	DefaultConnsPerIP      = 20
 	DefaultTimeout         = 60 * time.Second
 )
 
@@ -34,6 +36,11 @@ type Options struct {
 	// client address; over the limit MAIL gets 421 4.7.0.
 	RatePerIP  float64
 	BurstPerIP int
+	// ConnsPerIP caps the open connections of one client address (an
+	// IPv6 /64); the ones over it get a 421 greeting and are closed.
+	ConnsPerIP int
+	// TLS, when set, is offered with STARTTLS (D75); nil offers none.
+	TLS *tls.Config
 	// ReadTimeout bounds the wait for each command and, as go-smtp applies
 	// it, the whole DATA transfer that follows the DATA command;
 	// WriteTimeout bounds each reply.
@@ -62,6 +69,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.BurstPerIP <= 0 {
 		o.BurstPerIP = DefaultBurstPerIP
+	}
+	if o.ConnsPerIP <= 0 {
+		o.ConnsPerIP = DefaultConnsPerIP
 	}
 	if o.ReadTimeout <= 0 {
 		o.ReadTimeout = DefaultTimeout

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
 	"sync"
 
 	"github.com/emersion/go-smtp"
@@ -58,6 +59,9 @@ func Listen(opts Options, h Handler) (*Server, error) {
 		served:   make(chan struct{}),
 	}
 	s.smtp = s.newSMTPServer()
+	s.listener = &limitedListener{Listener: listener, limits: newConnLimiter(opts.ConnsPerIP), refused: func(addr netip.Addr) {
+		s.log.Info("inbound SMTP refused", "stage", "CONNECT", "code", 421, "reason", "too many connections", "client", addr.String())
+	}}
 	go s.serve()
 	return s, nil
 }
@@ -76,6 +80,7 @@ func (s *Server) newSMTPServer() *smtp.Server {
 	srv.ReadTimeout = s.opts.ReadTimeout
 	srv.WriteTimeout = s.opts.WriteTimeout
 	srv.ErrorLog = errorLog{log: s.log}
+	srv.TLSConfig = s.opts.TLS // go-smtp offers STARTTLS when set
 	return srv
 }
 

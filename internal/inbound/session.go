@@ -16,6 +16,7 @@ import (
 // Close on another goroutine, so it touches nothing.
 type session struct {
 	srv    *Server
+	conn   *smtp.Conn
 	client netip.Addr
 	log    *slog.Logger
 
@@ -33,6 +34,7 @@ func (s *Server) newSession(c *smtp.Conn) (smtp.Session, error) {
 	client := remoteIP(c.Conn().RemoteAddr())
 	return &session{
 		srv:    s,
+		conn:   c,
 		client: client,
 		log:    s.log.With("client", client.String(), "helo", c.Hostname()),
 	}, nil
@@ -119,7 +121,9 @@ func (ss *session) Data(r io.Reader) error {
 	if !ss.srv.calls.enter() {
 		return errShuttingDown
 	}
-	err = ss.srv.handler.Deliver(ss.srv.ctx, ss.from, slices.Clone(ss.recipients), raw)
+	_, tlsOn := ss.conn.TLSConnectionState()
+	ctx := withPeer(ss.srv.ctx, Peer{IP: ss.client, Helo: ss.conn.Hostname(), TLS: tlsOn})
+	err = ss.srv.handler.Deliver(ctx, ss.from, slices.Clone(ss.recipients), raw)
 	ss.srv.calls.leave()
 	if err != nil {
 		ss.log.Warn("inbound message refused", "stage", "DATA", "code", errDeliverFailed.Code,

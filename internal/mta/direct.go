@@ -5,8 +5,12 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"log/slog"
+	"maps"
 	"net"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -41,17 +45,48 @@ type DirectOptions struct {
 	// command's reply, and the final reply after the message (defaults 30 s,
 	// 5 min, 10 min).
 	DialTimeout, CommandTimeout, DataTimeout time.Duration
-	// MaxParallelDomains bounds the domains delivered at once (default 8).
+	// MaxParallelDomains bounds the domains of one email delivered at once
+	// (default 8).
 	MaxParallelDomains int
+	// Connections bounds the connections open at once to one destination
+	// (D80 CARTEIRO_DESTINATION_CONNECTIONS, default 10); a delivery
+	// finding them all busy waits for one.
+	Connections int
+	// TransactionsPerConnection retires a connection after that many
+	// transactions (default 100).
+	TransactionsPerConnection int
+	// MessagesPerMinute bounds the transactions started per minute to one
+	// destination; 0 is no bound.
+	MessagesPerMinute int
+	// Shaping overrides the limits above per destination key
+	// (CARTEIRO_SHAPING_FILE, ParseShaping).
+	Shaping map[string]Shaping
+	// IdleTimeout closes a destination's connection unused for that long
+	// (default 5 s).
+	IdleTimeout time.Duration
+	// HoldDuration is how long a destination is held after 5 connection
+	// failures in a row (default 5 min).
+	HoldDuration time.Duration
+	// Logger receives the line logged when a destination slows down or is
+	// held; nil discards it.
+	Logger *slog.Logger
+	// Now is the clock of holds and of the concurrency's recovery: the
+	// service's clock, which tests move (default time.Now). Idle
+	// connections are timed in real time, as the servers time them.
+	Now func() time.Time
 }
 
-// Direct delivers to each recipient domain's mail exchangers (D3): one
-// connection per domain carrying its recipients' transactions (one, or one
-// per return path, D65), domains in parallel.
-// It keeps no connections between deliveries and is safe for concurrent
-// use.
+// Direct delivers to each recipient domain's mail exchangers (D3), shaped
+// per destination (D80): domains are grouped by the registered domain of
+// their most preferred exchanger, and each destination has a pool of
+// connections reused across emails and organizations, bounded and fed
+// back by the replies (destPool). One email's domains are delivered in
+// parallel; a domain's transactions (one, or one per return path, D65) go
+// one after the other on a pooled connection.
+// It is safe for concurrent use; Close ends its connections.
 type Direct struct {
 	dns      resolver
+	routes   *routeCache
 	port     string
 	helo     string
 	heloErr  error
@@ -59,9 +94,19 @@ type Direct struct {
 	limits   timeouts
 	parallel int
 	dialer   net.Dialer
+	opts     DirectOptions
+	shape    Shaping // the defaults of every destination
+
+	mu    sync.Mutex
+	pools map[string]*destPool // by destination key
+
+	stop      chan struct{}
+	done      chan struct{}
+	closeOnce sync.Once
 }
 
 // NewDirect returns a direct-to-MX transport resolving through resolver.
+// It starts a janitor closing idle connections; Close stops it.
 func NewDirect(resolver *dnscheck.Resolver, opts DirectOptions) *Direct {
 	if opts.Port <= 0 {
 		opts.Port = DefaultDirectPort
@@ -69,16 +114,107 @@ func NewDirect(resolver *dnscheck.Resolver, opts DirectOptions) *Direct {
 	if opts.MaxParallelDomains <= 0 {
 		opts.MaxParallelDomains = DefaultMaxParallelDomains
 	}
+	if opts.IdleTimeout <= 0 {
+		opts.IdleTimeout = DefaultDestinationIdleTimeout
+	}
+	if opts.HoldDuration <= 0 {
+		opts.HoldDuration = DefaultHoldDuration
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
 	helo, heloErr := heloName(opts.HeloName)
-	return &Direct{
+	d := &Direct{
 		dns:      resolver,
+		routes:   newRouteCache(resolver, opts.Now),
 		port:     strconv.Itoa(opts.Port),
 		helo:     helo,
 		heloErr:  heloErr,
 		tls:      opts.TLSConfig,
 		limits:   timeouts{dial: opts.DialTimeout, command: opts.CommandTimeout, data: opts.DataTimeout}.withDefaults(),
 		parallel: opts.MaxParallelDomains,
+		opts:     opts,
+		shape: Shaping{Connections: opts.Connections, MessagesPerMinute: opts.MessagesPerMinute,
+			TransactionsPerConnection: opts.TransactionsPerConnection}.or(Shaping{
+			Connections: DefaultDestinationConnections, TransactionsPerConnection: DefaultTransactionsPerConnection}),
+		pools: make(map[string]*destPool),
+		stop:  make(chan struct{}),
+		done:  make(chan struct{}),
 	}
+	go d.janitor()
+	return d
+}
+
+// Close stops the janitor and closes idle connections; connections in use
+// close when their delivery ends. It is safe to call more than once.
+func (d *Direct) Close() error {
+	d.closeOnce.Do(func() {
+		close(d.stop)
+		<-d.done
+		d.mu.Lock()
+		pools := slices.Collect(maps.Values(d.pools))
+		d.mu.Unlock()
+		for _, p := range pools {
+			p.close()
+		}
+	})
+	return nil
+}
+
+// janitor ticks every destination: idle connections past IdleTimeout
+// close, recovered concurrency reaches waiting deliveries, and quiet
+// destinations are forgotten.
+func (d *Direct) janitor() {
+	defer close(d.done)
+	ticker := time.NewTicker(min(max(d.opts.IdleTimeout/2, 10*time.Millisecond), time.Second))
+	defer ticker.Stop()
+	for {
+		select {
+		case <-d.stop:
+			return
+		case <-ticker.C:
+			d.mu.Lock()
+			pools := maps.Clone(d.pools)
+			d.mu.Unlock()
+			for key, p := range pools {
+				if p.tick() {
+					d.mu.Lock()
+					delete(d.pools, key)
+					d.mu.Unlock()
+				}
+			}
+		}
+	}
+}
+
+// pool returns the destination's pool, made on first use with the shaping
+// file's limits for it, if any.
+func (d *Direct) pool(key string) *destPool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if p, ok := d.pools[key]; ok {
+		return p
+	}
+	p := newDestPool(key, d.opts.Shaping[key].or(d.shape), d.opts.HoldDuration, d.opts.IdleTimeout, d.opts.Now, d.opts.Logger)
+	d.pools[key] = p
+	return p
+}
+
+// Stats reports every destination's state, by destination key, for
+// /metrics (D80).
+func (d *Direct) Stats() []DestinationStats {
+	d.mu.Lock()
+	pools := slices.Collect(maps.Values(d.pools))
+	d.mu.Unlock()
+	out := make([]DestinationStats, len(pools))
+	for i, p := range pools {
+		out[i] = p.stats()
+	}
+	slices.SortFunc(out, func(a, b DestinationStats) int { return strings.Compare(a.Destination, b.Destination) })
+	return out
 }
 
 // Deliver groups the recipients by domain and delivers each group to its
@@ -109,7 +245,7 @@ func (d *Direct) Deliver(ctx context.Context, env Envelope, data []byte) []Resul
 	var wg sync.WaitGroup
 	for _, domain := range order {
 		indexes := groups[domain]
-		sub := Envelope{From: env.From, EnvelopeID: env.EnvelopeID, Recipients: make([]string, len(indexes))}
+		sub := Envelope{From: env.From, EnvelopeID: env.EnvelopeID, Background: env.Background, Recipients: make([]string, len(indexes))}
 		if len(env.ReturnPaths) > 0 {
 			sub.ReturnPaths = make([]string, len(indexes))
 		}
@@ -141,48 +277,107 @@ func (d *Direct) Deliver(ctx context.Context, env Envelope, data []byte) []Resul
 }
 
 // deliverDomain delivers env's transactions (one, or one per return path,
-// D65) to the domain's exchangers, one after the other on one connection;
-// a connection lost on the way is opened again for the rest.
+// D65) to the domain's exchangers over connections of its destination's
+// pool; a connection lost on the way is replaced for the rest.
 func (d *Direct) deliverDomain(ctx context.Context, domain string, env Envelope, data []byte) []Result {
 	results := make([]Result, len(env.Recipients))
 	txs := env.transactions()
-	rt, fail := findRoute(ctx, d.dns, domain)
+	rt, key, fail := d.routes.lookup(ctx, domain)
 	if fail != nil {
 		fill(results, txs, *fail)
 		return results
 	}
+	p := d.pool(key)
+	defer p.count(results)
 	for len(txs) > 0 {
-		s, fail := d.connectRoute(ctx, domain, rt)
-		if fail != nil {
-			fill(results, txs, *fail)
+		s, err := p.acquire(ctx, env.Background, rt.hosts)
+		if err != nil {
+			fill(results, txs, waitFailure(ctx, err))
 			break
+		}
+		if s != nil && !d.alive(ctx, s) {
+			p.release(s, false) // closed by the server while idle: take another
+			continue
+		}
+		if s == nil {
+			if s, fail = d.connectRoute(ctx, domain, rt); fail != nil {
+				d.failedToConnect(ctx, p, *fail)
+				fill(results, txs, *fail)
+				break
+			}
+			p.connected()
 		}
 		// Each connection completes at least one transaction (a broken one
 		// leaves its recipients temporary), so this ends.
-		txs = txs[d.transactAll(ctx, s, txs, data, results):]
+		n, reusable := d.transactSome(ctx, p, s, txs, data, results)
+		p.release(s, reusable)
+		txs = txs[n:]
 	}
 	return results
 }
 
-// transactAll runs txs on s until they are done or s breaks, then ends s.
-// It returns how many transactions ran.
-func (d *Direct) transactAll(ctx context.Context, s *session, txs []txEnvelope, data []byte, results []Result) int {
+// waitFailure is the outcome of a delivery that got no connection: the
+// destination is held (retry when the hold ends), or ctx ended.
+func waitFailure(ctx context.Context, err error) Result {
+	if held, ok := errors.AsType[*heldError](err); ok {
+		r := failure(ClassTemporary, enhancedNoAnswer, "", err.Error())
+		r.RetryAt = held.until
+		return r
+	}
+	return failure(ClassTemporary, enhancedNoAnswer, "", "delivery interrupted: "+context.Cause(ctx).Error())
+}
+
+// failedToConnect reports a failed connection to the pool: a temporary
+// failure counts towards the hold, a permanent one (no such domain) or an
+// interrupted delivery does not; a 421 greeting also slows down.
+func (d *Direct) failedToConnect(ctx context.Context, p *destPool, fail Result) {
+	if fail.Class != ClassTemporary || ctx.Err() != nil {
+		p.abandon()
+		return
+	}
+	p.connectFailed()
+	if asksToSlowDown(fail) {
+		p.slowDown(fail)
+	}
+}
+
+// alive proves a pooled connection still works with RSET (the server may
+// have closed it while idle), so a dead one costs no recipient a deferral.
+func (d *Direct) alive(ctx context.Context, s *session) bool {
+	stop := s.guard(ctx)
+	err := s.reset(ctx)
+	return stop() && err == nil
+}
+
+// transactSome runs txs on s, after the destination's rate allows each,
+// until they are done, s carried its share of transactions, or s breaks.
+// It returns how many transactions it decided and whether s may be reused.
+// A slow-down reply (asksToSlowDown) halves the destination's concurrency.
+func (d *Direct) transactSome(ctx context.Context, p *destPool, s *session, txs []txEnvelope, data []byte, results []Result) (int, bool) {
 	for k, tx := range txs {
-		if k > 0 {
-			if err := s.ready(ctx); err != nil {
-				s.close()
-				return k
-			}
+		if k > 0 && s.messages >= p.shape.TransactionsPerConnection {
+			return k, true
+		}
+		if err := p.wait(ctx); err != nil {
+			fill(results, txs[k:], failure(ClassTemporary, enhancedNoAnswer, s.host, err.Error()))
+			return len(txs), true
+		}
+		if err := s.ready(ctx); err != nil {
+			return k, false
 		}
 		got, healthy := s.transact(ctx, tx.env, data, txOptions{})
 		tx.place(results, got)
+		for _, r := range got {
+			if asksToSlowDown(r) {
+				p.slowDown(r)
+				break
+			}
+		}
 		if !healthy {
-			s.close() // a stalled or broken server would only stall QUIT too
-			return k + 1
+			return k + 1, false
 		}
 	}
-	s.quit()
-	return len(txs)
+	return len(txs), true
 }
 
 // connectRoute tries the domain's exchangers in order until one answers

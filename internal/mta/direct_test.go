@@ -204,9 +204,10 @@ func TestDirectSkipsExchangerWithTemporaryGreeting(t *testing.T) {
 		t.Errorf("result %+v, want accepted by idle.busy.test", r)
 	}
 
-	// With only the busy one, its reply is reported, as temporary.
-	bed.dns.SetMX("busy.test", testutil.MX{Host: "busy.busy.test", Pref: 10})
-	results = bed.direct.Deliver(testContext(t), Envelope{From: "s@example.com", Recipients: []string{"a@busy.test"}}, builtMessage(t))
+	// With only the busy one, its reply is reported, as temporary. (Another
+	// domain: busy.test's exchangers are cached for routeTTL, D80.)
+	bed.dns.SetMX("busy2.test", testutil.MX{Host: "busy.busy.test", Pref: 10})
+	results = bed.direct.Deliver(testContext(t), Envelope{From: "s@example.com", Recipients: []string{"a@busy2.test"}}, builtMessage(t))
 	if r := results[0]; r.Class != ClassTemporary || r.Code != 421 || r.Enhanced != "4.3.2" || !strings.Contains(r.Message, "too busy") {
 		t.Errorf("result %+v", r)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 )
@@ -15,24 +16,30 @@ var errPoolClosed = errors.New("relay transport is closed")
 // for reuse. A slot is held for the whole of a delivery, so at most size
 // connections exist at once (in use plus idle never exceeds it, since an
 // idle connection only exists while its slot is free and taking one needs a
-// slot).
+// slot). The bound adapts as a destination's does (D80): a slow-down reply
+// halves it, and it grows back by one a minute.
 type pool struct {
-	slots       chan struct{}
 	idleTimeout time.Duration
+	logger      *slog.Logger
 
-	mu     sync.Mutex
-	idle   []*session // most recently used last
-	closed bool
+	mu      sync.Mutex
+	conc    concurrency
+	inUse   int
+	changed chan struct{} // closed and replaced when a slot may have freed
+	idle    []*session    // most recently used last
+	closed  bool
 
 	stop chan struct{}
 	done chan struct{}
 }
 
 // newPool starts the janitor that closes connections idle too long.
-func newPool(size int, idleTimeout time.Duration) *pool {
+func newPool(size int, idleTimeout time.Duration, logger *slog.Logger) *pool {
 	p := &pool{
-		slots:       make(chan struct{}, size),
 		idleTimeout: idleTimeout,
+		logger:      logger,
+		conc:        newConcurrency(size, time.Now()),
+		changed:     make(chan struct{}),
 		stop:        make(chan struct{}),
 		done:        make(chan struct{}),
 	}
@@ -42,23 +49,57 @@ func newPool(size int, idleTimeout time.Duration) *pool {
 
 // acquire waits for a free slot.
 func (p *pool) acquire(ctx context.Context) error {
-	select {
-	case p.slots <- struct{}{}:
-	case <-ctx.Done():
-		return fmt.Errorf("waiting for a relay connection: %w", ctx.Err())
+	for {
+		p.mu.Lock()
+		if p.closed {
+			p.mu.Unlock()
+			return errPoolClosed
+		}
+		if p.inUse < p.conc.limit(time.Now()) {
+			p.inUse++
+			p.mu.Unlock()
+			return nil
+		}
+		changed := p.changed
+		p.mu.Unlock()
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for a relay connection: %w", ctx.Err())
+		}
 	}
-	p.mu.Lock()
-	closed := p.closed
-	p.mu.Unlock()
-	if closed {
-		<-p.slots
-		return errPoolClosed
-	}
-	return nil
 }
 
 // releaseSlot frees the slot taken by acquire.
-func (p *pool) releaseSlot() { <-p.slots }
+func (p *pool) releaseSlot() {
+	p.mu.Lock()
+	p.inUse--
+	p.wake()
+	p.mu.Unlock()
+}
+
+// wake tells the waiting deliveries to look again. p.mu is held.
+func (p *pool) wake() {
+	close(p.changed)
+	p.changed = make(chan struct{})
+}
+
+// slowDown halves the bound after a slow-down reply from the relay (D80),
+// closing idle connections beyond it.
+func (p *pool) slowDown(r Result) {
+	p.mu.Lock()
+	from, to, changed := p.conc.slowDown(time.Now())
+	var extra []*session
+	for len(p.idle) > 0 && len(p.idle)+p.inUse > to {
+		extra = append(extra, p.idle[0])
+		p.idle = p.idle[1:]
+	}
+	p.mu.Unlock()
+	quitAll(extra)
+	if changed {
+		p.logger.Info("relay slowed down", "connections_from", from, "connections_to", to, "reply", r.Summary())
+	}
+}
 
 // takeIdle returns the most recently used idle connection that has not been
 // idle too long, closing the expired ones it meets; nil when none is left.
@@ -83,11 +124,14 @@ func (p *pool) takeIdle() *session {
 	return nil
 }
 
-// putIdle keeps s for reuse, or closes it when the pool is closed.
+// putIdle keeps s for reuse, or closes it when the pool is closed or has
+// more connections than its bound allows.
 func (p *pool) putIdle(s *session) {
 	s.lastUsed = time.Now()
 	p.mu.Lock()
-	if p.closed {
+	// s's own slot is still counted in inUse: keeping s must not leave
+	// more connections open than the bound, which a slow-down lowered.
+	if p.closed || len(p.idle)+p.inUse > p.conc.limit(time.Now()) {
 		p.mu.Unlock()
 		s.quit()
 		return
@@ -110,6 +154,9 @@ func (p *pool) janitor() {
 			for _, s := range p.expired() {
 				s.quit()
 			}
+			p.mu.Lock()
+			p.wake() // the bound may have grown back
+			p.mu.Unlock()
 		}
 	}
 }
@@ -141,6 +188,7 @@ func (p *pool) close() {
 		return
 	}
 	p.closed = true
+	p.wake()
 	idle := p.idle
 	p.idle = nil
 	p.mu.Unlock()

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"time"
 )
@@ -40,6 +41,9 @@ type RelayOptions struct {
 	// ENVID=..., RCPT NOTIFY=SUCCESS,FAILURE,DELAY) when the relay
 	// advertises DSN, so "delivered" can be confirmed (D25).
 	RequestDSN bool
+	// Logger receives the line logged when the relay asks to slow down;
+	// nil discards it.
+	Logger *slog.Logger
 }
 
 // Relay delivers everything through one smarthost (D3), over a pool of
@@ -90,7 +94,10 @@ func NewRelay(rawURL string, opts RelayOptions) (*Relay, error) {
 		limits:    timeouts{dial: opts.DialTimeout, command: opts.CommandTimeout, data: opts.DataTimeout}.withDefaults(),
 		opts:      opts,
 	}
-	r.pool = newPool(opts.PoolSize, opts.IdleTimeout)
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	r.pool = newPool(opts.PoolSize, opts.IdleTimeout, opts.Logger)
 	return r, nil
 }
 
@@ -133,12 +140,22 @@ func (r *Relay) Deliver(ctx context.Context, env Envelope, data []byte) []Result
 		if s == nil {
 			var err error
 			if s, err = r.session(ctx); err != nil {
-				fill(results, txs[k:], setupFailure(r.target.host, err))
+				fail := setupFailure(r.target.host, err)
+				if asksToSlowDown(fail) {
+					r.pool.slowDown(fail)
+				}
+				fill(results, txs[k:], fail)
 				return results
 			}
 		}
 		got, healthy := s.transact(ctx, tx.env, data, txOptions{dsn: r.opts.RequestDSN})
 		tx.place(results, got)
+		for _, res := range got {
+			if asksToSlowDown(res) {
+				r.pool.slowDown(res) // D80: the relay is one destination
+				break
+			}
+		}
 		switch {
 		case !healthy:
 			s.close() // a stalled or broken server would only stall QUIT too

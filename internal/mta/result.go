@@ -3,6 +3,7 @@ package mta
 import (
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Class is what a delivery outcome means for one recipient (D23, D46).
@@ -45,6 +46,9 @@ type Result struct {
 	// this recipient (Relay with RequestDSN and a server advertising DSN),
 	// so the caller knows whether to wait for one before "delivered" (D25).
 	DSN bool
+	// RetryAt, when set on a temporary outcome, is when trying again can
+	// succeed: the end of its destination's hold (D80).
+	RetryAt time.Time
 }
 
 // Summary renders the outcome as an SMTP reply line ("550 5.1.1 No such

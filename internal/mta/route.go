@@ -22,34 +22,29 @@ type route struct {
 	implicit bool     // no MX: the domain itself (RFC 5321 section 5.1)
 }
 
-// findRoute looks up the mail exchangers of domain. It fails with a
+// lookupExchangers looks up the mail exchangers of domain, most preferred
+// first; without MX it is the domain itself (implicit). It fails with a
 // permanent result for a null MX (RFC 7505) and a temporary one when DNS
 // does not answer.
-func findRoute(ctx context.Context, dns resolver, domain string) (route, *Result) {
-	mxs, err := dns.LookupMX(ctx, domain)
+func lookupExchangers(ctx context.Context, dns resolver, domain string) (mxs []*net.MX, implicit bool, fail *Result) {
+	all, err := dns.LookupMX(ctx, domain)
 	switch {
 	case errors.Is(err, dnscheck.ErrNotFound):
-		return route{hosts: []string{domain}, implicit: true}, nil
+		return []*net.MX{{Host: domain}}, true, nil
 	case err != nil:
 		r := failure(ClassTemporary, enhancedDNSFailure, "", fmt.Sprintf("looking up MX of %s: %v", domain, err))
-		return route{}, &r
+		return nil, false, &r
 	}
-	var hosts []*net.MX
-	for _, mx := range mxs {
+	for _, mx := range all {
 		if mx.Host != "." && mx.Host != "" {
-			hosts = append(hosts, mx)
+			mxs = append(mxs, mx)
 		}
 	}
-	if len(hosts) == 0 {
+	if len(mxs) == 0 {
 		r := failure(ClassPermanent, enhancedNullMX, "", fmt.Sprintf("domain %s does not accept mail (null MX)", domain))
-		return route{}, &r
+		return nil, false, &r
 	}
-	shuffleEqualPreference(hosts)
-	names := make([]string, len(hosts))
-	for i, mx := range hosts {
-		names[i] = mx.Host
-	}
-	return route{hosts: names}, nil
+	return mxs, false, nil
 }
 
 // shuffleEqualPreference randomises exchangers of equal preference, which

@@ -331,12 +331,18 @@ func (s *session) ready(ctx context.Context) error {
 	return err
 }
 
-// quit says goodbye politely within quitTimeout, then closes.
+// quit says goodbye politely within quitTimeout, then closes. After the
+// 221 it waits (within the same bound) for the server to close its side,
+// as RFC 5321 section 4.1.1.10 has the server do: a pool that then opens
+// another connection to that server never has one more open there than
+// its limit, even for a moment.
 func (s *session) quit() {
 	_ = s.raw.SetDeadline(time.Now().Add(min(quitTimeout, s.limits.command)))
 	s.send("QUIT")
 	if s.bw.Flush() == nil {
-		_, _ = s.readReply()
+		if r, err := s.readReply(); err == nil && r.code == 221 {
+			_, _ = s.br.ReadByte() // returns at the server's close (EOF)
+		}
 	}
 	s.close()
 }

@@ -22,6 +22,9 @@ type Envelope struct {
 	// transaction; each other one gets its own, on the same connection,
 	// with the same message bytes (signed once).
 	ReturnPaths []string
+	// Background marks a broadcast's email: waiting for a connection to a
+	// destination, it lets transactional email go first (D80).
+	Background bool
 }
 
 // txEnvelope is the envelope of one SMTP transaction of a delivery, with

@@ -140,7 +140,7 @@ func (s *Server) build(ctx context.Context, o Options) error {
 	if err != nil {
 		return fmt.Errorf("CARTEIRO_SYSTEM_FROM: %w", err)
 	}
-	if s.transport, err = newTransport(o.Config, resolver); err != nil {
+	if s.transport, err = newTransport(o.Config, resolver, o.Logger, o.Clock); err != nil {
 		return err
 	}
 	hooks, err := webhook.NewClient(webhook.ClientOptions{AllowPrivate: o.Config.WebhookAllowPrivate, CAFile: o.Config.WebhookCAFile,
@@ -170,6 +170,7 @@ func (s *Server) build(ctx context.Context, o Options) error {
 		RecordGrace:           recordGrace(o.Config.JobTimeout),
 		SenderTokenInResponse: o.Config.SenderTokenInResponse,
 		ContentRetention:      o.Config.ContentRetention, LogRetention: o.Config.LogRetention,
+		InboundHost: o.Config.InboundHost, InboundRetention: o.Config.InboundRetention,
 	})
 
 	catalog, err := i18n.New()
@@ -200,6 +201,9 @@ func (s *Server) build(ctx context.Context, o Options) error {
 	limits := httpapi.DefaultLimits()
 	limits.PerKey, limits.PerIP = o.Config.RateLimitKey, o.Config.RateLimitIP
 	metrics.ReportPurges(s.App.PurgedTotals)
+	if d, ok := s.transport.(*mta.Direct); ok {
+		metrics.Register(d.Collector()) // D80: per-destination metrics
+	}
 	s.HTTP = httpapi.New(httpapi.Deps{
 		App: s.App, Catalog: catalog, Limiter: limiter, Logger: o.Logger, Clock: o.Clock,
 		Metrics: metrics, Ready: s.Store.Ping, OpenAPI: openapi,
@@ -207,10 +211,10 @@ func (s *Server) build(ctx context.Context, o Options) error {
 		SecureCookies: strings.HasPrefix(o.Config.PublicURL, "https://"),
 	})
 	if o.Config.InboundAddr != "" && o.Role != RoleAPI {
-		// D55: bounces and complaints come back here (D1: workers' role).
-		if s.inbound, err = inbound.Listen(inbound.Options{Addr: o.Config.InboundAddr, Hostname: o.Config.BounceHost,
-			Logger: o.Logger, Clock: o.Clock}, s.App); err != nil {
-			return fmt.Errorf("inbound SMTP listener: %w", err)
+		// D55: bounces and complaints come back here (D1: workers' role),
+		// and D75's received mail.
+		if err := s.listenInbound(ctx, o, box); err != nil {
+			return err
 		}
 	}
 	qopts := queue.Options{Work: o.Role != RoleAPI, Workers: o.Config.DeliveryWorkers, PollInterval: o.QueuePollInterval, SweepInterval: o.SweepInterval,
@@ -336,6 +340,26 @@ func (s *Server) listenSubmission(ctx context.Context, o Options, box *secrets.B
 	}, s.App)
 	if err != nil {
 		return fmt.Errorf("SMTP submission listener: %w", err)
+	}
+	return nil
+}
+
+// listenInbound starts the inbound SMTP listener (D55, D75) with STARTTLS
+// on the submission listeners' certificate: sending MTAs encrypt
+// opportunistically and do not check it.
+func (s *Server) listenInbound(ctx context.Context, o Options, box *secrets.Box) error {
+	cert, err := submission.Certificate(ctx, o.Config.TLSCertFile, o.Config.TLSKeyFile, submissionHostname(o.Config), s.Store, box)
+	if err != nil {
+		return fmt.Errorf("inbound SMTP certificate: %w", err)
+	}
+	rule := o.Config.InboundRateIP
+	s.inbound, err = inbound.Listen(inbound.Options{Addr: o.Config.InboundAddr, Hostname: o.Config.InboundHost,
+		MaxMessageBytes: o.Config.InboundMaxSize, ConnsPerIP: o.Config.InboundConnectionsPerIP,
+		RatePerIP: float64(rule.Rate) / rule.Period.Seconds(), BurstPerIP: rule.Burst,
+		TLS:    &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12},
+		Logger: o.Logger, Clock: o.Clock}, s.App)
+	if err != nil {
+		return fmt.Errorf("inbound SMTP listener: %w", err)
 	}
 	return nil
 }

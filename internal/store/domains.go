@@ -8,16 +8,17 @@ import (
 	"github.com/carteiro/carteiro"
 )
 
-const domainColumns = `id, org_id, name, status, dkim_selector, dkim_public_key, dkim_private_key, ownership_token, verified_at, last_check_at, created_at, deleted_at, warmup_started_at`
+const domainColumns = `id, org_id, name, status, dkim_selector, dkim_public_key, dkim_private_key, ownership_token, verified_at, last_check_at, created_at, deleted_at, warmup_started_at, inbound_enabled_at`
 
 func scanDomain(r row) (*carteiro.Domain, error) {
 	var d carteiro.Domain
-	var verified, checked, deleted, warmup *int64
+	var verified, checked, deleted, warmup, inbound *int64
 	var created int64
 	if err := r.Scan(&d.ID, &d.OrgID, &d.Name, &d.Status, &d.DKIMSelector, &d.DKIMPublicKey, &d.DKIMPrivateKey,
-		&d.OwnershipToken, &verified, &checked, &created, &deleted, &warmup); err != nil {
+		&d.OwnershipToken, &verified, &checked, &created, &deleted, &warmup, &inbound); err != nil {
 		return nil, err
 	}
+	d.InboundEnabledAt = fromMicrosPtr(inbound)
 	d.WarmupStartedAt = fromMicrosPtr(warmup)
 	d.VerifiedAt = fromMicrosPtr(verified)
 	d.LastCheckAt = fromMicrosPtr(checked)
@@ -48,9 +49,9 @@ func scanDomains(rs rows, err error) ([]*carteiro.Domain, error) {
 // CreateDomain inserts d; a live domain of the same name in the organization
 // is ErrConflict.
 func (q *Queries) CreateDomain(ctx context.Context, d *carteiro.Domain) error {
-	_, err := q.exec(ctx, `INSERT INTO domains (`+domainColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	_, err := q.exec(ctx, `INSERT INTO domains (`+domainColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		d.ID, d.OrgID, d.Name, string(d.Status), d.DKIMSelector, d.DKIMPublicKey, d.DKIMPrivateKey, d.OwnershipToken,
-		microsPtr(d.VerifiedAt), microsPtr(d.LastCheckAt), micros(d.CreatedAt), microsPtr(d.DeletedAt), microsPtr(d.WarmupStartedAt))
+		microsPtr(d.VerifiedAt), microsPtr(d.LastCheckAt), micros(d.CreatedAt), microsPtr(d.DeletedAt), microsPtr(d.WarmupStartedAt), microsPtr(d.InboundEnabledAt))
 	if err != nil {
 		return fmt.Errorf("store: create domain %s: %w", d.Name, classify(err))
 	}
@@ -234,4 +235,31 @@ func (q *Queries) DomainNamedElsewhere(ctx context.Context, orgID string, names 
 		return false, fmt.Errorf("store: domains named elsewhere: %w", classify(err))
 	}
 	return n > 0, nil
+}
+
+// SetDomainInbound turns receiving on (at, D75) or off (nil) for a live
+// domain of the organization.
+func (q *Queries) SetDomainInbound(ctx context.Context, orgID, id string, at *time.Time) error {
+	n, err := q.exec(ctx, `UPDATE domains SET inbound_enabled_at = ? WHERE id = ? AND org_id = ? AND deleted_at IS NULL`,
+		microsPtr(at), id, orgID)
+	if err != nil {
+		return fmt.Errorf("store: set inbound of domain %s: %w", id, classify(err))
+	}
+	if n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// InboundDomain returns the live, verified domain with that name whose
+// inbound is on; when several organizations qualify, the one that turned
+// it on first (docs/inbound.md). ErrNotFound when none does.
+func (q *Queries) InboundDomain(ctx context.Context, name string) (*carteiro.Domain, error) {
+	d, err := scanDomain(q.queryRow(ctx, `SELECT `+domainColumns+` FROM domains
+		WHERE name = ? AND inbound_enabled_at IS NOT NULL AND deleted_at IS NULL AND status = 'verified'
+		ORDER BY inbound_enabled_at, id LIMIT 1`, name))
+	if err != nil {
+		return nil, fmt.Errorf("store: inbound domain %s: %w", name, classify(err))
+	}
+	return d, nil
 }

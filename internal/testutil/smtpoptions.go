@@ -18,6 +18,8 @@ type smtpConfig struct {
 	// refuseShortHelo answers RCPT 504 5.5.2 when the EHLO name has no dot.
 	refuseShortHelo bool
 	faults          smtpFaults
+	// listenAddr is where to listen (WithListenAddr); "" is 127.0.0.1:0.
+	listenAddr string
 }
 
 // smtpFaults are the misbehaviours that can change while the server runs.

@@ -90,6 +90,12 @@ type SMTPServer struct {
 	newMessage  chan struct{} // closed and replaced whenever a message arrives
 	scripts     rcptScripts
 	connections int
+	// open and maxOpen count connections open now and at most (D80 tests).
+	open, maxOpen int
+	// throttleN messages per throttleWindow, then 421 (SetThrottle).
+	throttleN      int
+	throttleWindow time.Duration
+	throttled      int
 }
 
 // NewSMTPServer starts an SMTP server on 127.0.0.1 and stops it when the
@@ -129,7 +135,11 @@ func NewSMTPServer(t testing.TB, opts ...SMTPOption) *SMTPServer {
 		server.TLSConfig = pki.serverTLSConfig()
 	}
 
-	listener, err := net.Listen("tcp", "127.0.0.1:0")
+	listenAddr := cfg.listenAddr
+	if listenAddr == "" {
+		listenAddr = "127.0.0.1:0"
+	}
+	listener, err := net.Listen("tcp", listenAddr)
 	if err != nil {
 		t.Fatalf("testutil: SMTP server: listen: %v", err)
 	}
@@ -397,6 +407,8 @@ func (l *countingListener) Accept() (net.Conn, error) {
 	s := l.server
 	s.mu.Lock()
 	s.connections++
+	s.open++
+	s.maxOpen = max(s.maxOpen, s.open)
 	greetingStall := s.faults.stalls[StageConnect]
 	s.mu.Unlock()
 	s.connWG.Add(1)
@@ -434,6 +446,11 @@ func (c *trackedConn) Write(p []byte) (int, error) {
 func (c *trackedConn) Close() error {
 	err := net.ErrClosed
 	c.closeOnce.Do(func() {
+		// Counted closed before the client can see it closed, so a client
+		// that waits for the close never finds two of its connections open.
+		c.server.mu.Lock()
+		c.server.open--
+		c.server.mu.Unlock()
 		err = c.Conn.Close()
 		c.server.connWG.Done()
 	})

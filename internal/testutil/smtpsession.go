@@ -87,6 +87,9 @@ func (ss *smtpSession) Mail(from string, opts *smtp.MailOptions) error {
 	if ss.server.config.authUser != "" && ss.authUser == "" {
 		return errAuthRequired
 	}
+	if ss.server.throttle() {
+		return errThrottled
+	}
 	if ss.mailOpen {
 		// As Postfix and most servers answer: a transaction left open (its
 		// RCPTs all refused) must be ended with RSET first.

@@ -1,0 +1,183 @@
+// Package inbound measures receiving mail (issue 28, D75): 20 KB messages
+// over 16 concurrent STARTTLS connections to the inbound listener of a real
+// server on SQLite, each answered 250 only once committed with its
+// email.received webhook job, and counted done when the webhook receiver
+// has it. Target: at least 500 messages per second, memory flat.
+//
+// Run: go test -run '^$' -bench Receive -benchtime 20000x ./bench/inbound/
+package inbound
+
+import (
+	"crypto/tls"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/smtp"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/carteiro/carteiro/internal/testserver"
+	"github.com/carteiro/carteiro/internal/testutil"
+)
+
+const (
+	connections = 16
+	messageSize = 20 << 10
+)
+
+// message is a 20 KB plain message to rcpt.
+func message(rcpt string, n int) []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "From: sender@sender.example\r\nTo: %s\r\nSubject: bench %d\r\nMessage-ID: <bench-%d@sender.example>\r\n\r\n", rcpt, n, n)
+	line := strings.Repeat("x", 76) + "\r\n"
+	for b.Len() < messageSize {
+		b.WriteString(line)
+	}
+	return []byte(b.String())
+}
+
+func BenchmarkReceive20KB16Connections(b *testing.B) {
+	receive(b, true)
+}
+
+// BenchmarkReceiveWithoutWebhook is the same without a webhook subscribed:
+// what receiving alone costs, against the run above.
+func BenchmarkReceiveWithoutWebhook(b *testing.B) {
+	receive(b, false)
+}
+
+func receive(b *testing.B, withWebhook bool) {
+	var hooks atomic.Int64
+	rcv := testutil.NewTLSReceiver(b, func(w http.ResponseWriter, _ *http.Request) {
+		hooks.Add(1)
+		w.WriteHeader(http.StatusOK)
+	})
+	ts := testserver.StartServer(b, testserver.SQLite, map[string]string{
+		"CARTEIRO_INBOUND_ADDR": "127.0.0.1:0", "CARTEIRO_INBOUND_HOST": "mx.carteiro.test",
+		"CARTEIRO_INBOUND_RATE_LIMIT_IP": "1000000,1000000", "CARTEIRO_INBOUND_CONNECTIONS_PER_IP": "64",
+		"CARTEIRO_WEBHOOK_ALLOW_PRIVATE": "true", "CARTEIRO_WEBHOOK_CA_FILE": rcv.CAFile(),
+	})
+	setUpDomain(b, ts, rcv.URL(), withWebhook)
+
+	var before runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	b.ResetTimer()
+	start := time.Now()
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, connections)
+	for c := 0; c < connections; c++ {
+		wg.Go(func() { errs <- sendMany(ts.InboundAddr(), &next, int64(b.N)) })
+	}
+	// The receiver keeps every request it gets; forget them as they come.
+	stopReset := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-stopReset:
+				return
+			case <-time.After(200 * time.Millisecond):
+				rcv.Reset()
+			}
+		}
+	}()
+	wg.Wait()
+	accepted := time.Since(start)
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	for withWebhook && hooks.Load() < int64(b.N) {
+		if time.Since(start) > 30*time.Minute {
+			b.Fatalf("webhooks: %d of %d after 30 minutes", hooks.Load(), b.N)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	delivered := time.Since(start)
+	b.StopTimer()
+	close(stopReset)
+	var after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64(b.N)/accepted.Seconds(), "accepted/s")
+	b.ReportMetric(float64(b.N)/delivered.Seconds(), "delivered/s")
+	b.ReportMetric(float64(after.HeapInuse)/(1<<20), "heapMB-after")
+	b.ReportMetric(float64(before.HeapInuse)/(1<<20), "heapMB-before")
+}
+
+// sendMany sends messages over one STARTTLS connection, taking numbers
+// from next until total are sent.
+func sendMany(addr string, next *atomic.Int64, total int64) error {
+	c, err := smtp.Dial(addr)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if err := c.Hello("mail.sender.example"); err != nil {
+		return err
+	}
+	if err := c.StartTLS(&tls.Config{InsecureSkipVerify: true}); err != nil { //nolint:gosec // opportunistic TLS, as MTAs
+		return err
+	}
+	for {
+		n := next.Add(1)
+		if n > total {
+			return c.Quit()
+		}
+		rcpt := fmt.Sprintf("box%d@shop.example", n%100)
+		if err := c.Mail("sender@sender.example"); err != nil {
+			return fmt.Errorf("message %d: %w", n, err)
+		}
+		if err := c.Rcpt(rcpt); err != nil {
+			return fmt.Errorf("message %d: %w", n, err)
+		}
+		w, err := c.Data()
+		if err != nil {
+			return fmt.Errorf("message %d: %w", n, err)
+		}
+		if _, err := w.Write(message(rcpt, int(n))); err != nil {
+			return err
+		}
+		if err := w.Close(); err != nil {
+			return fmt.Errorf("message %d: %w", n, err)
+		}
+	}
+}
+
+// setUpDomain registers shop.example, publishes its records, verifies it,
+// turns inbound on and, withWebhook, subscribes a webhook to email.received.
+func setUpDomain(b *testing.B, ts *testserver.TestServer, hookURL string, withWebhook bool) {
+	r := ts.Do(b, testserver.Request{Method: "POST", Path: "/v1/product/domains", Key: ts.LiveKey, Body: map[string]any{"name": "shop.example"}})
+	testserver.Expect(b, r, http.StatusCreated, "")
+	var d struct {
+		ID      string `json:"id"`
+		Records []struct{ Type, Host, Value string }
+	}
+	if err := json.Unmarshal(r.Body, &d); err != nil {
+		b.Fatal(err)
+	}
+	for _, rec := range d.Records {
+		if rec.Type == "CNAME" {
+			ts.DNS.SetCNAME(rec.Host, rec.Value)
+		} else {
+			ts.DNS.SetTXT(rec.Host, rec.Value)
+		}
+	}
+	r = ts.Do(b, testserver.Request{Method: "POST", Path: "/v1/product/domains/" + d.ID + "/verify", Key: ts.LiveKey})
+	testserver.Must(b, strings.Contains(string(r.Body), `"status":"verified"`), "verify: %s", r.Body)
+	r = ts.Do(b, testserver.Request{Method: "POST", Path: "/v1/product/domains/" + d.ID + "/inbound", Key: ts.LiveKey, Body: map[string]any{"enabled": true}})
+	testserver.Expect(b, r, http.StatusOK, "")
+	if !withWebhook {
+		return
+	}
+	r = ts.Do(b, testserver.Request{Method: "POST", Path: "/v1/product/webhooks", Key: ts.LiveKey,
+		Body: map[string]any{"url": hookURL, "events": []string{"email.received"}, "secret": "bench-secret-0123456789abcdef"}})
+	testserver.Expect(b, r, http.StatusCreated, "")
+}

@@ -1,0 +1,85 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/carteiro/carteiro"
+	"github.com/carteiro/carteiro/internal/mimeparse"
+	"github.com/carteiro/carteiro/internal/store"
+)
+
+// InboundQuery is GET /inbound-emails' filters (D75).
+type InboundQuery struct {
+	FromAddress, ToAddress string
+	From, To, After        *time.Time
+	Limit                  int
+}
+
+// Received mail is the organization's, not one key's: only full-access
+// keys read or delete it, as with domains (docs/inbound.md).
+
+// ListInboundEmails returns one page of received messages, newest first.
+func (a *App) ListInboundEmails(ctx context.Context, p *Principal, q InboundQuery) ([]*carteiro.InboundEmail, *time.Time, error) {
+	if err := p.requireFull(); err != nil {
+		return nil, nil, err
+	}
+	switch {
+	case q.Limit == 0:
+		q.Limit = DefaultEmailPage
+	case q.Limit < 1 || q.Limit > MaxEmailPage:
+		return nil, nil, carteiro.Invalid("limit", "out_of_range")
+	}
+	list, next, err := a.store.ListInboundEmails(ctx, store.InboundFilter{OrgID: p.Org.ID, FromAddress: q.FromAddress,
+		ToAddress: q.ToAddress, From: q.From, To: q.To, After: q.After, Limit: q.Limit})
+	if err != nil {
+		return nil, nil, storeErr(err)
+	}
+	return list, next, nil
+}
+
+// GetInboundEmail returns one received message.
+func (a *App) GetInboundEmail(ctx context.Context, p *Principal, id string) (*carteiro.InboundEmail, error) {
+	if err := p.requireFull(); err != nil {
+		return nil, err
+	}
+	e, err := a.store.InboundEmail(ctx, p.Org.ID, id)
+	return e, storeErr(err)
+}
+
+// InboundRaw returns a received message's bytes exactly as received.
+func (a *App) InboundRaw(ctx context.Context, p *Principal, id string) ([]byte, error) {
+	if err := p.requireFull(); err != nil {
+		return nil, err
+	}
+	raw, err := a.store.InboundRaw(ctx, p.Org.ID, id)
+	return raw, storeErr(err)
+}
+
+// InboundAttachment returns one attachment of a received message, read
+// from the raw message again.
+func (a *App) InboundAttachment(ctx context.Context, p *Principal, id, attachmentID string) (*mimeparse.Attachment, []byte, error) {
+	raw, err := a.InboundRaw(ctx, p, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	att, content, err := mimeparse.Open(raw, attachmentID)
+	if errors.Is(err, mimeparse.ErrNoAttachment) {
+		return nil, nil, carteiro.NotFound()
+	}
+	if err != nil {
+		return nil, nil, &carteiro.Error{Code: carteiro.CodeInternal, Err: err}
+	}
+	return att, content, nil
+}
+
+// DeleteInboundEmail deletes a received message, raw bytes and parts.
+func (a *App) DeleteInboundEmail(ctx context.Context, p *Principal, id string) error {
+	if err := p.requireFull(); err != nil {
+		return err
+	}
+	return storeErr(a.store.InTx(ctx, func(tx *store.Tx) error {
+		return tx.DeleteInboundEmail(ctx, p.Org.ID, id)
+	}))
+}

@@ -1,0 +1,3 @@
+module github.com/carteiro/carteiro/sdk/go
+
+go 1.26
