@@ -104,20 +104,28 @@ func (a *App) EnableTOTP(ctx context.Context, orgID string) (secretB32, otpauthU
 	if err != nil {
 		return "", "", storeErr(err)
 	}
-	raw := make([]byte, 20)
-	if _, err := rand.Read(raw); err != nil {
-		return "", "", fmt.Errorf("totp secret: %w", err)
-	}
-	sealed, err := a.box.Seal(raw)
+	sealed, secretB32, err := a.newTOTPSecret()
 	if err != nil {
-		return "", "", fmt.Errorf("seal totp secret: %w", err)
+		return "", "", err
 	}
 	if err := a.store.SetOrganizationReauth(ctx, orgID, org.PasswordHash, sealed); err != nil {
 		return "", "", storeErr(err)
 	}
-	secretB32 = base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(raw)
 	otpauthURL = "otpauth://totp/Carteiro:" + org.ID + "?secret=" + secretB32 + "&issuer=Carteiro"
 	return secretB32, otpauthURL, nil
+}
+
+// newTOTPSecret makes a 160-bit TOTP secret, sealed for the store and in
+// base32 for the authenticator app.
+func (a *App) newTOTPSecret() (sealed, secretB32 string, err error) {
+	raw := make([]byte, 20)
+	if _, err := rand.Read(raw); err != nil {
+		return "", "", fmt.Errorf("totp secret: %w", err)
+	}
+	if sealed, err = a.box.Seal(raw); err != nil {
+		return "", "", fmt.Errorf("seal totp secret: %w", err)
+	}
+	return sealed, base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(raw), nil
 }
 
 // Reauth is the credential carried by DELETE /domains/:id.

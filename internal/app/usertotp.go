@@ -2,9 +2,6 @@ package app
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base32"
-	"fmt"
 	"net/url"
 
 	"github.com/carteiro/carteiro"
@@ -18,20 +15,15 @@ import (
 // BeginTOTP makes a new pending TOTP secret for the caller and returns it
 // in base32 with an otpauth:// URL.
 func (a *App) BeginTOTP(ctx context.Context, p *Principal) (secretB32, otpauthURL string, err error) {
-	raw := make([]byte, 20)
-	if _, err := rand.Read(raw); err != nil {
-		return "", "", fmt.Errorf("totp secret: %w", err)
-	}
-	sealed, err := a.box.Seal(raw)
+	sealed, secretB32, err := a.newTOTPSecret()
 	if err != nil {
-		return "", "", fmt.Errorf("seal totp secret: %w", err)
+		return "", "", err
 	}
 	u := *p.User
 	u.TOTPPending = sealed
 	if err := a.store.UpdateUser(ctx, &u); err != nil {
 		return "", "", storeErr(err)
 	}
-	secretB32 = base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(raw)
 	otpauthURL = "otpauth://totp/Carteiro:" + url.PathEscape(u.Email) + "?secret=" + secretB32 + "&issuer=Carteiro"
 	return secretB32, otpauthURL, nil
 }
