@@ -2620,7 +2620,8 @@ export interface components {
              * @description When the event happened.
              */
             createdAt: string;
-            data: components["schemas"]["WebhookEventData"];
+            /** @description The email's fields and the event's metadata, or for `email.received` the received message (D75). */
+            data: components["schemas"]["WebhookEventData"] | components["schemas"]["WebhookReceivedData"];
         };
         /**
          * @description The email and the event's metadata (D47): the email's fields, then the keys of D26 for
@@ -2666,6 +2667,42 @@ export interface components {
             error?: string;
             /**
              * @description Only on test events (D47).
+             * @constant
+             */
+            test?: true;
+        };
+        /**
+         * @description The data of an `email.received` event (D75): the message the inbound listener stored,
+         *     `GET /inbound-emails/{inboundEmailId}` in full. `text` and `html` are cut at 256 KB (at
+         *     a character boundary), and `truncated: true` is then added. Attachments are fetched
+         *     with GET /inbound-emails/{id}/attachments/{attachmentId}.
+         */
+        WebhookReceivedData: {
+            /** Format: uuid */
+            inboundEmailId: string;
+            /** @description The From header's first address, with its display name. */
+            from: string;
+            to: string[];
+            cc: string[];
+            subject: string;
+            text: string;
+            html: string;
+            attachments: components["schemas"]["InboundAttachment"][];
+            /** @enum {string} */
+            spf: "pass" | "fail" | "softfail" | "neutral" | "none" | "temperror" | "permerror";
+            /** @enum {string} */
+            dkim: "pass" | "fail" | "none" | "temperror" | "permerror";
+            /** @enum {string} */
+            dmarc: "pass" | "fail" | "none" | "temperror" | "permerror";
+            /** Format: uuid */
+            inReplyToEmailId: string | null;
+            /**
+             * @description Only when text or html was cut.
+             * @constant
+             */
+            truncated?: true;
+            /**
+             * @description Only on test events (POST /webhooks/{id}/test with `email.received`), whose message is made up.
              * @constant
              */
             test?: true;
