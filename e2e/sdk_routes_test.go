@@ -35,13 +35,14 @@ var sdkMethods = map[string]string{
 	"POST /emails/{id}/cancel": "Emails.Cancel",
 	"POST /emails/{id}/resend": "Emails.Resend",
 
-	"POST /domains":             "Domains.Create",
-	"GET /domains":              "Domains.List",
-	"GET /domains/{id}":         "Domains.Get",
-	"DELETE /domains/{id}":      "Domains.Delete",
-	"POST /domains/{id}/verify": "Domains.Verify",
-	"POST /domains/{id}/health": "Domains.Health",
-	"GET /domains/{id}/warmup":  "Domains.Warmup",
+	"POST /domains":              "Domains.Create",
+	"GET /domains":               "Domains.List",
+	"GET /domains/{id}":          "Domains.Get",
+	"DELETE /domains/{id}":       "Domains.Delete",
+	"POST /domains/{id}/verify":  "Domains.Verify",
+	"POST /domains/{id}/health":  "Domains.Health",
+	"GET /domains/{id}/warmup":   "Domains.Warmup",
+	"POST /domains/{id}/inbound": "Domains.SetInbound",
 
 	"POST /senders":        "Senders.Create",
 	"GET /senders":         "Senders.List",
@@ -93,6 +94,12 @@ var sdkMethods = map[string]string{
 	"POST /suppressions/{id}/reactivate": "Suppressions.Reactivate",
 
 	"POST /privacy/erase": "Privacy.Erase",
+
+	"GET /inbound-emails":                                 "InboundEmails.List",
+	"GET /inbound-emails/{id}":                            "InboundEmails.Get",
+	"GET /inbound-emails/{id}/raw":                        "InboundEmails.Raw",
+	"GET /inbound-emails/{id}/attachments/{attachmentId}": "InboundEmails.Attachment",
+	"DELETE /inbound-emails/{id}":                         "InboundEmails.Delete",
 }
 
 // productRoutes returns "METHOD /path" of every operation of a served

@@ -17,14 +17,16 @@ import (
 )
 
 // sdkServer is a real Carteiro with a verified domain (shop.example), an
-// SMTP relay and an HTTPS webhook receiver, and an SDK client whose
-// requests are recorded and checked against docs/openapi.yaml.
+// SMTP relay, an inbound listener (D75) and an HTTPS webhook receiver,
+// and an SDK client whose requests are recorded and checked against
+// docs/openapi.yaml.
 func sdkServer(t *testing.T, b testserver.Backend) (*testserver.TestServer, *carteiro.Client, *routeRecorder, *testutil.TLSReceiver, *testutil.SMTPServer) {
 	t.Helper()
 	rcv := testutil.NewTLSReceiver(t, nil)
 	ts, smtp, _ := relayServer(t, b, map[string]string{
 		"CARTEIRO_WEBHOOK_ALLOW_PRIVATE": "true", "CARTEIRO_WEBHOOK_CA_FILE": rcv.CAFile(),
 		"CARTEIRO_SENDER_TOKEN_IN_RESPONSE": "true",
+		"CARTEIRO_INBOUND_ADDR":             "127.0.0.1:0", "CARTEIRO_INBOUND_HOST": inboundMX,
 	})
 	rec := newRouteRecorder(t)
 	client := carteiro.NewClient(ts.LiveKey, carteiro.WithBaseURL(ts.URL), carteiro.WithLanguage("en"),
@@ -73,6 +75,7 @@ func TestSDKCallsEveryRoute(t *testing.T) {
 		sdkAudiencesAndBroadcasts(t, ctx, c)
 		sdkTemplates(t, ctx, c)
 		sdkSuppressionsAndPrivacy(t, ctx, c)
+		sdkInbound(t, ctx, ts, c)
 		st := ok(c.Stats.Get(ctx, &carteiro.StatsParams{StartDate: time.Now().Add(-time.Hour), EndDate: time.Now().Add(time.Hour), Granularity: "hour"}))(t)
 		testserver.Must(t, st.Granularity == "hour" && st.Totals.Sent >= 1, "stats %+v", st)
 

@@ -91,24 +91,55 @@ func TestTypeScriptClientOffline(t *testing.T) {
 
 // TestTypeScriptClientLive runs the client's live tests against the real
 // server on both stores: sends with idempotency keys, typed errors, list
-// iteration over cursor pages, a batch, and webhook deliveries that a real
+// iteration over cursor pages, a batch, webhook deliveries that a real
 // HTTPS receiver captured, verified by the client with both signature
-// schemes (D48, D76) and refused after one byte changes.
+// schemes (D48, D76) and refused after one byte changes, and the messages
+// the inbound listener received (D75).
 func TestTypeScriptClientLive(t *testing.T) {
 	node := tsClient(t)
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		rcv := testutil.NewTLSReceiver(t, nil)
-		ts := webhookServer(t, b, rcv)
+		ts := testserver.StartServer(t, b, map[string]string{
+			"CARTEIRO_WEBHOOK_ALLOW_PRIVATE": "true", "CARTEIRO_WEBHOOK_CA_FILE": rcv.CAFile(),
+			"CARTEIRO_INBOUND_ADDR": "127.0.0.1:0", "CARTEIRO_INBOUND_HOST": inboundMX,
+		})
 		captured := httptest.NewServer(capturedDeliveries(rcv))
 		t.Cleanup(captured.Close)
-		runNodeTests(t, node, "test/live/", 7,
+		receiveTwoForTypeScript(t, ts)
+		runNodeTests(t, node, "test/live/", 8,
 			"CARTEIRO_URL="+ts.URL,
 			"CARTEIRO_KEY="+ts.TestKey,
 			"CARTEIRO_LIVE_KEY="+ts.LiveKey,
 			"CARTEIRO_HOOK_URL="+rcv.URL()+"/hooks",
 			"CARTEIRO_DELIVERIES_URL="+captured.URL,
+			"CARTEIRO_INBOUND_DOMAIN="+tsInboundDomain,
 		)
 	})
+}
+
+// tsInboundDomain receives the messages the TypeScript live tests read.
+const tsInboundDomain = "inbox.example"
+
+// receiveTwoForTypeScript turns inbound on for tsInboundDomain and
+// receives two replies through the listener over SMTP, one after the
+// other, each with a PDF attachment, so that the client has messages to
+// list, read and delete.
+func receiveTwoForTypeScript(t *testing.T, ts *testserver.TestServer) {
+	t.Helper()
+	d := createDomain(t, ts, ts.LiveKey, tsInboundDomain)
+	publish(ts, d)
+	testserver.Must(t, verify(t, ts, ts.LiveKey, d.ID).Status == "verified", "%s not verified", tsInboundDomain)
+	enableInbound(t, ts, ts.LiveKey, d.ID, true)
+	ts.DNS.SetMX(tsInboundDomain, testutil.MX{Host: inboundMX + ".", Pref: 10})
+	ts.DNS.SetA(inboundMX, "127.0.0.1")
+	addr := (&inboundRig{ts: ts}).mxAddr(t, tsInboundDomain)
+	for i, to := range []string{"support@" + tsInboundDomain, "sales@" + tsInboundDomain} {
+		raw := receivedMessage(to, "ts-"+strconv.Itoa(i)+"@sender.example", "", []byte("%PDF-1.4 nota fiscal"))
+		err := sendSMTP(addr, "mta.sender.example", "joao@sender.example", []string{to}, raw)
+		testserver.Must(t, err == nil, "send to %s: %v", to, err)
+		rig := &inboundRig{ts: ts}
+		waitFor(t, func() bool { return len(rig.inboundTo(t, to)) == 1 })
+	}
 }
 
 // capturedDeliveries answers the requests rcv received so far as JSON:

@@ -78,6 +78,15 @@ func TestWebhookEventSchemaAcceptsEveryEventType(t *testing.T) {
 			t.Errorf("%s: %v", typ, err)
 		}
 	}
+	if err := validateEvent(t, schema, receivedEvent(nil)); err != nil {
+		t.Errorf("email.received: %v", err)
+	}
+	if err := validateEvent(t, schema, receivedEvent(obj{"truncated": true, "inReplyToEmailId": emailID})); err != nil {
+		t.Errorf("email.received, cut and a reply: %v", err)
+	}
+	if err := validateEvent(t, schema, receivedEvent(obj{"test": true, "attachments": []obj{}})); err != nil {
+		t.Errorf("email.received test event: %v", err)
+	}
 	test := webhookEvent("email.sent", obj{"test": true})
 	test["data"].(obj)["tags"] = []obj{}
 	if err := validateEvent(t, schema, test); err != nil {
@@ -85,20 +94,38 @@ func TestWebhookEventSchemaAcceptsEveryEventType(t *testing.T) {
 	}
 }
 
+// receivedEvent is an email.received payload as the service marshals it
+// (D75), with edits.
+func receivedEvent(edits obj) obj {
+	data := obj{
+		"inboundEmailId": emailID, "from": "João <joao@sender.example>", "to": []string{"support@example.com"}, "cc": []string{},
+		"subject": "Re: Pedido", "text": "Olá", "html": "<p>Olá</p>",
+		"attachments": []obj{{"id": "1", "filename": "nota.pdf", "contentType": "application/pdf", "size": 7}},
+		"spf":         "pass", "dkim": "none", "dmarc": "fail", "inReplyToEmailId": nil,
+	}
+	for k, v := range edits {
+		data[k] = v
+	}
+	return obj{"id": eventID, "type": "email.received", "createdAt": "2026-11-27T14:40:02.123456Z", "data": data}
+}
+
 func TestWebhookEventSchemaRefusesOtherShapes(t *testing.T) {
 	t.Parallel()
 	schema := webhookEventSchema(t)
 	cases := map[string]obj{
-		"timeline type":   webhookEvent("delivered", nil),
-		"id not a uuid":   edited(webhookEvent("email.sent", nil), func(e obj) { e["id"] = "evt_1" }),
-		"no data":         edited(webhookEvent("email.sent", nil), func(e obj) { delete(e, "data") }),
-		"no emailId":      edited(webhookEvent("email.sent", nil), func(e obj) { delete(e["data"].(obj), "emailId") }),
-		"tags null":       edited(webhookEvent("email.sent", nil), func(e obj) { e["data"].(obj)["tags"] = nil }),
-		"test false":      webhookEvent("email.sent", obj{"test": false}),
-		"bounce type":     webhookEvent("email.bounced", obj{"bounceType": "permanent"}),
-		"code as text":    webhookEvent("email.bounced", obj{"code": "550"}),
-		"misspelled key":  webhookEvent("email.opened", obj{"user_agent": "Mozilla/5.0"}),
-		"envelope nested": edited(webhookEvent("email.sent", nil), func(e obj) { e["event"] = "email.sent" }),
+		"timeline type":             webhookEvent("delivered", nil),
+		"id not a uuid":             edited(webhookEvent("email.sent", nil), func(e obj) { e["id"] = "evt_1" }),
+		"no data":                   edited(webhookEvent("email.sent", nil), func(e obj) { delete(e, "data") }),
+		"no emailId":                edited(webhookEvent("email.sent", nil), func(e obj) { delete(e["data"].(obj), "emailId") }),
+		"tags null":                 edited(webhookEvent("email.sent", nil), func(e obj) { e["data"].(obj)["tags"] = nil }),
+		"test false":                webhookEvent("email.sent", obj{"test": false}),
+		"bounce type":               webhookEvent("email.bounced", obj{"bounceType": "permanent"}),
+		"code as text":              webhookEvent("email.bounced", obj{"code": "550"}),
+		"misspelled key":            webhookEvent("email.opened", obj{"user_agent": "Mozilla/5.0"}),
+		"envelope nested":           edited(webhookEvent("email.sent", nil), func(e obj) { e["event"] = "email.sent" }),
+		"received, emailId":         receivedEvent(obj{"emailId": emailID}),
+		"received, no spf":          edited(receivedEvent(nil), func(e obj) { delete(e["data"].(obj), "spf") }),
+		"received, truncated false": receivedEvent(obj{"truncated": false}),
 	}
 	for name, v := range cases {
 		if validateEvent(t, schema, v) == nil {

@@ -22,6 +22,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -43,6 +44,10 @@ const DefaultBaseURL = "http://127.0.0.1:8080"
 // few hundred items of a few KB.
 const maxAnswer = 32 << 20
 
+// ErrAnswerTooLarge is returned, rather than a cut answer, when an answer
+// is larger than the client reads (32 MB, 1 GB for Raw and Attachment).
+var ErrAnswerTooLarge = errors.New("the answer is larger than the client reads")
+
 // Client calls the API with one key. It is safe for concurrent use.
 type Client struct {
 	baseURL    string
@@ -52,17 +57,18 @@ type Client struct {
 	userAgent  string
 	language   string
 
-	Emails       *EmailsService
-	Domains      *DomainsService
-	Senders      *SendersService
-	Webhooks     *WebhooksService
-	Stats        *StatsService
-	Audiences    *AudiencesService
-	Contacts     *ContactsService
-	Broadcasts   *BroadcastsService
-	Templates    *TemplatesService
-	Suppressions *SuppressionsService
-	Privacy      *PrivacyService
+	Emails        *EmailsService
+	Domains       *DomainsService
+	Senders       *SendersService
+	Webhooks      *WebhooksService
+	Stats         *StatsService
+	Audiences     *AudiencesService
+	Contacts      *ContactsService
+	Broadcasts    *BroadcastsService
+	Templates     *TemplatesService
+	Suppressions  *SuppressionsService
+	Privacy       *PrivacyService
+	InboundEmails *InboundEmailsService
 }
 
 // Option configures a Client.
@@ -120,6 +126,7 @@ func NewClient(apiKey string, opts ...Option) *Client {
 	c.Templates = &TemplatesService{c}
 	c.Suppressions = &SuppressionsService{c}
 	c.Privacy = &PrivacyService{c}
+	c.InboundEmails = &InboundEmailsService{c}
 	return c
 }
 
@@ -136,16 +143,34 @@ type call struct {
 	// idempotent says repeating the call has the effect of doing it once
 	// (GET, PUT, DELETE, and the POSTs that set a state).
 	idempotent bool
+	// accept replaces application/json for routes that answer other media
+	// (a received message, an attachment).
+	accept string
+	// maxAnswer replaces the default bound on the answer's size.
+	maxAnswer int64
 }
 
 // do runs the call with retries and decodes a 2xx answer's JSON into out
 // (nil to ignore it).
 func (c *Client) do(ctx context.Context, cl call, out any) error {
+	_, body, err := c.fetch(ctx, cl)
+	if err != nil || out == nil || len(body) == 0 {
+		return err
+	}
+	if err := json.Unmarshal(body, out); err != nil {
+		return fmt.Errorf("carteiro: decode the answer of %s %s: %w", cl.method, cl.path, err)
+	}
+	return nil
+}
+
+// fetch runs the call with retries and returns the 2xx answer and its
+// body as read; any other answer is a *Error.
+func (c *Client) fetch(ctx context.Context, cl call) (*http.Response, []byte, error) {
 	var payload []byte
 	if cl.body != nil {
 		var err error
 		if payload, err = json.Marshal(cl.body); err != nil {
-			return fmt.Errorf("carteiro: encode %s %s: %w", cl.method, cl.path, err)
+			return nil, nil, fmt.Errorf("carteiro: encode %s %s: %w", cl.method, cl.path, err)
 		}
 	}
 	retryable := cl.idempotent || cl.idempotencyKey != ""
@@ -156,29 +181,23 @@ func (c *Client) do(ctx context.Context, cl call, out any) error {
 		if err != nil {
 			// A request that may have reached the server is repeated only
 			// when repeating it is harmless.
-			again = retryable && ctx.Err() == nil
+			again = retryable && ctx.Err() == nil && !errors.Is(err, ErrAnswerTooLarge)
 			wait = c.retry.backoff(attempt)
 		} else {
 			if resp.StatusCode/100 == 2 {
-				if out == nil || len(body) == 0 {
-					return nil
-				}
-				if err := json.Unmarshal(body, out); err != nil {
-					return fmt.Errorf("carteiro: decode the answer of %s %s: %w", cl.method, cl.path, err)
-				}
-				return nil
+				return resp, body, nil
 			}
 			err = newError(resp, body)
 			again, wait = c.retry.decide(resp, retryable, attempt)
 		}
 		if !again || attempt >= c.retry.MaxRetries {
-			return err
+			return nil, nil, err
 		}
 		timer := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
 			timer.Stop()
-			return err
+			return nil, nil, err
 		case <-timer.C:
 		}
 	}
@@ -199,7 +218,11 @@ func (c *Client) once(ctx context.Context, cl call, payload []byte) (*http.Respo
 		return nil, nil, fmt.Errorf("carteiro: %s %s: %w", cl.method, cl.path, err)
 	}
 	req.Header.Set("Authorization", "Bearer "+c.key)
-	req.Header.Set("Accept", "application/json")
+	accept := "application/json"
+	if cl.accept != "" {
+		accept = cl.accept
+	}
+	req.Header.Set("Accept", accept)
 	req.Header.Set("User-Agent", c.userAgent)
 	if payload != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -215,9 +238,18 @@ func (c *Client) once(ctx context.Context, cl call, payload []byte) (*http.Respo
 		return nil, nil, fmt.Errorf("carteiro: %s %s: %w", cl.method, cl.path, err)
 	}
 	defer resp.Body.Close()
-	answer, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
+	limit := int64(maxAnswer)
+	if cl.maxAnswer > 0 {
+		limit = cl.maxAnswer
+	}
+	answer, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
 		return nil, nil, fmt.Errorf("carteiro: read the answer of %s %s: %w", cl.method, cl.path, err)
+	}
+	if int64(len(answer)) > limit {
+		// A cut answer would pass for a whole one: a raw message or an
+		// attachment would be silently short.
+		return nil, nil, fmt.Errorf("carteiro: %s %s: %w (%d bytes)", cl.method, cl.path, ErrAnswerTooLarge, limit)
 	}
 	return resp, answer, nil
 }

@@ -71,6 +71,8 @@ type DomainVerification struct {
 		DKIM      RecordCheck `json:"dkim"`
 		DMARC     RecordCheck `json:"dmarc"`
 		Ownership RecordCheck `json:"ownership"`
+		// MX is there while inbound is on (D75); it is never required.
+		MX *RecordCheck `json:"mx,omitempty"`
 	} `json:"checks"`
 }
 
@@ -114,6 +116,21 @@ type Warmup struct {
 	QuotaUsedPercent float64 `json:"quotaUsedPercent"`
 	// LastSendDate is a UTC date, 2006-01-02.
 	LastSendDate *string `json:"lastSendDate"`
+}
+
+// DomainInbound is the answer to SetInbound (D75): the switch and the MX
+// record to publish for the domain.
+type DomainInbound struct {
+	DomainID string `json:"domainId"`
+	Enabled  bool   `json:"enabled"`
+	MX       struct {
+		Type string `json:"type"`
+		// Host is the domain itself; Value the inbound host
+		// (CARTEIRO_INBOUND_HOST).
+		Host     string `json:"host"`
+		Value    string `json:"value"`
+		Priority int    `json:"priority"`
+	} `json:"mx"`
 }
 
 // DeleteDomainRequest carries the reauthentication an account may require
@@ -162,6 +179,16 @@ func (s *DomainsService) Verify(ctx context.Context, id string) (*DomainVerifica
 func (s *DomainsService) Health(ctx context.Context, id string) (*DomainHealth, error) {
 	var out DomainHealth
 	err := s.c.do(ctx, call{method: http.MethodPost, path: pathf("/domains/%s/health", id), idempotent: true}, &out)
+	return result(&out, err)
+}
+
+// SetInbound is POST /domains/{id}/inbound: turns receiving mail for the
+// domain on or off (D75). While on, the domain's records include the MX it
+// answers, and the received messages are read with InboundEmails.
+func (s *DomainsService) SetInbound(ctx context.Context, id string, enabled bool) (*DomainInbound, error) {
+	var out DomainInbound
+	err := s.c.do(ctx, call{method: http.MethodPost, path: pathf("/domains/%s/inbound", id),
+		body: map[string]bool{"enabled": enabled}, idempotent: true}, &out)
 	return result(&out, err)
 }
 

@@ -15,11 +15,13 @@ export type Suppression = Schemas["Suppression"];
 export type Broadcast = Schemas["Broadcast"];
 export type Audience = Schemas["Audience"];
 export type Contact = Schemas["Contact"];
+export type InboundEmail = Schemas["InboundEmail"];
 
 type QueryOf<Op extends keyof operations> = operations[Op] extends { parameters: { query?: infer Q } } ? NonNullable<Q> : never;
 export type ListEmailsQuery = Omit<QueryOf<"listEmails">, "after">;
 export type ListSuppressionsQuery = Omit<QueryOf<"listSuppressions">, "after">;
 export type ListBroadcastsQuery = Omit<QueryOf<"listBroadcasts">, "after">;
+export type ListInboundEmailsQuery = Omit<QueryOf<"listInboundEmails">, "after">;
 
 /** Settings of a {@link Carteiro} client. */
 export interface CarteiroOptions {
@@ -151,6 +153,19 @@ export class Carteiro {
       const { data, response } = await this.api.GET("/broadcasts", { params: { query: { ...query, after } } });
       const page = must(data, response);
       return { items: page.broadcasts, nextCursor: page.nextCursor };
+    });
+  }
+
+  /**
+   * Every message received for the organization's inbound domains matching
+   * the filters, newest first (D75, D27); without bodies, which
+   * GET /inbound-emails/{id} has.
+   */
+  listInboundEmails(query: ListInboundEmailsQuery = {}): AsyncGenerator<InboundEmail, void, undefined> {
+    return cursorItems(async (after) => {
+      const { data, response } = await this.api.GET("/inbound-emails", { params: { query: { ...query, after } } });
+      const page = must(data, response);
+      return { items: page.inboundEmails, nextCursor: page.nextCursor };
     });
   }
 

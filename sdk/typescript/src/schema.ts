@@ -380,6 +380,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/domains/{id}/inbound": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Language of the messages: pt-BR (default), en or es. `pt` and `pt-PT` fall to pt-BR,
+                 *     `es-MX` to es, anything else to pt-BR (D10). The chosen one is echoed in
+                 *     `Content-Language`.
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
+            path: {
+                /**
+                 * @description The domain's id. An unknown id, or one of another organization, answers 404 (D11).
+                 * @example 01a21d67-ad47-7b1b-8ac1-d1ee4142d083
+                 */
+                id: components["parameters"]["DomainId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn receiving mail for the domain on or off.
+         * @description D75. While inbound is on, the domain's records include an MX pointing at the inbound host
+         *     (checked by verify, not required for sending), and the inbound listener accepts mail for
+         *     any address of the domain once the domain is verified. Full-access keys only.
+         */
+        post: operations["setDomainInbound"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/domains/{id}/health": {
         parameters: {
             query?: never;
@@ -526,6 +561,135 @@ export interface paths {
          *     `NOT_FOUND`; an expired or already used token a 410 `TOKEN_EXPIRED` (D36).
          */
         post: operations["verifySender"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/inbound-emails": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Language of the messages: pt-BR (default), en or es. `pt` and `pt-PT` fall to pt-BR,
+                 *     `es-MX` to es, anything else to pt-BR (D10). The chosen one is echoed in
+                 *     `Content-Language`.
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List received messages.
+         * @description D75. Messages received for the organization's inbound domains, newest first, paginated as
+         *     GET /emails (D27): `nextCursor` is the receivedAt of the last item and `after` takes it
+         *     back. Full-access keys only. Bodies (text, html) are left out of the list.
+         */
+        get: operations["listInboundEmails"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/inbound-emails/{id}": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Language of the messages: pt-BR (default), en or es. `pt` and `pt-PT` fall to pt-BR,
+                 *     `es-MX` to es, anything else to pt-BR (D10). The chosen one is echoed in
+                 *     `Content-Language`.
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
+            path: {
+                /**
+                 * @description The received message's id. An unknown id, or one of another organization, answers 404.
+                 * @example 01a21e0c-4b7d-7f21-9a3e-2c5d8e1f6a90
+                 */
+                id: components["parameters"]["InboundEmailId"];
+            };
+            cookie?: never;
+        };
+        /** Get a received message with its bodies. */
+        get: operations["getInboundEmail"];
+        put?: never;
+        post?: never;
+        /** Delete a received message, its raw bytes and parts. */
+        delete: operations["deleteInboundEmail"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/inbound-emails/{id}/raw": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Language of the messages: pt-BR (default), en or es. `pt` and `pt-PT` fall to pt-BR,
+                 *     `es-MX` to es, anything else to pt-BR (D10). The chosen one is echoed in
+                 *     `Content-Language`.
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
+            path: {
+                /**
+                 * @description The received message's id. An unknown id, or one of another organization, answers 404.
+                 * @example 01a21e0c-4b7d-7f21-9a3e-2c5d8e1f6a90
+                 */
+                id: components["parameters"]["InboundEmailId"];
+            };
+            cookie?: never;
+        };
+        /** The message exactly as received. */
+        get: operations["getInboundEmailRaw"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/inbound-emails/{id}/attachments/{attachmentId}": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Language of the messages: pt-BR (default), en or es. `pt` and `pt-PT` fall to pt-BR,
+                 *     `es-MX` to es, anything else to pt-BR (D10). The chosen one is echoed in
+                 *     `Content-Language`.
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
+            path: {
+                /**
+                 * @description The received message's id. An unknown id, or one of another organization, answers 404.
+                 * @example 01a21e0c-4b7d-7f21-9a3e-2c5d8e1f6a90
+                 */
+                id: components["parameters"]["InboundEmailId"];
+                /**
+                 * @description The `id` of one of the message's attachments.
+                 * @example 1
+                 */
+                attachmentId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * One attachment, decoded, read from the raw message.
+         * @description Served as a download (`Content-Disposition: attachment`) with the part's media type; text
+         *     parts are decoded to UTF-8.
+         */
+        get: operations["getInboundEmailAttachment"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1428,8 +1592,8 @@ export interface paths {
          *     the organization; the stored emails to or from it (both modes with a live key, test mode
          *     with a test key) lose their html, text, attachments and custom headers, and show the
          *     address as `erased@erased.invalid` in their sender, recipients, subject, timeline and
-         *     webhook deliveries; inbound emails from it are deleted (none are stored yet, so
-         *     `inboundDeleted` is 0). A suppression (reason `manual`, category `all`) is added unless
+         *     webhook deliveries; the received messages whose From address is it are deleted
+         *     (`inboundDeleted`, D75). A suppression (reason `manual`, category `all`) is added unless
          *     one is active, and keeps the address as given, since not mailing it requires it. No
          *     webhook event is sent. A second call finds nothing more to erase and answers zeros.
          */
@@ -1731,9 +1895,9 @@ export interface components {
          */
         DomainStatus: "pending" | "verified" | "failed";
         /** @enum {string} */
-        DnsRecordKind: "ownership" | "dkim" | "spf" | "dmarc";
+        DnsRecordKind: "ownership" | "dkim" | "spf" | "dmarc" | "mx";
         /** @enum {string} */
-        DnsRecordType: "TXT" | "CNAME";
+        DnsRecordType: "TXT" | "CNAME" | "MX";
         /**
          * @description One record of the add-domain response (D31): ownership TXT `_carteiro.<domain>`, DKIM TXT
          *     `<selector>._domainkey.<domain>`, SPF CNAME `bounces.<domain>` to the bounce host (the
@@ -1757,6 +1921,8 @@ export interface components {
             value: string;
             /** @description Suggested TTL in seconds; may be absent (2.4). */
             ttl?: number;
+            /** @description The preference of an MX record (D75); absent on other types. */
+            priority?: number;
         };
         /** @description The answer of POST /domains (4.2, D31). */
         CreatedDomain: {
@@ -1814,6 +1980,23 @@ export interface components {
             dkim: components["schemas"]["RecordCheck"];
             dmarc: components["schemas"]["RecordCheck"];
             ownership: components["schemas"]["RecordCheck"];
+            /** @description Present while inbound is on (D75); never required. */
+            mx?: components["schemas"]["RecordCheck"];
+        };
+        /** @description The answer of POST /domains/{id}/inbound (D75). */
+        DomainInbound: {
+            /** Format: uuid */
+            domainId: string;
+            enabled: boolean;
+            mx: {
+                /** @enum {string} */
+                type: "MX";
+                /** @description The domain itself. */
+                host: string;
+                /** @description CARTEIRO_INBOUND_HOST, by default the bounce host. */
+                value: string;
+                priority: number;
+            };
         };
         /** @description The answer of POST /domains/{id}/verify (D32). */
         DomainVerification: {
@@ -2087,6 +2270,85 @@ export interface components {
             text: string | null;
             apiKey: components["schemas"]["EmailApiKey"] | null;
         };
+        InboundAttachment: {
+            id: string;
+            filename: string;
+            contentType: string;
+            /** @description Decoded size in bytes. */
+            size: number;
+        };
+        /** @description A received message (D75), as listed. */
+        InboundEmail: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            domainId: string;
+            /** @description The From header's first address, with its display name. */
+            from: string;
+            to: string[];
+            cc: string[];
+            replyTo: string[];
+            subject: string;
+            messageId: string | null;
+            /** @description The envelope sender; empty for the null sender <>. */
+            mailFrom: string;
+            /** @description The envelope recipients of this organization. */
+            rcptTo: string[];
+            /** @enum {string} */
+            spf: "pass" | "fail" | "softfail" | "neutral" | "none" | "temperror" | "permerror";
+            /** @enum {string} */
+            dkim: "pass" | "fail" | "none" | "temperror" | "permerror";
+            /** @enum {string} */
+            dmarc: "pass" | "fail" | "none" | "temperror" | "permerror";
+            /** @description The three results as an Authentication-Results value (RFC 8601). */
+            authenticationResults: string;
+            /** @description The organization's email this message replies to (In-Reply-To or References). */
+            inReplyToEmailId: string | null;
+            attachments: components["schemas"]["InboundAttachment"][];
+            size: number;
+            /** Format: date-time */
+            receivedAt: string;
+        };
+        /** @description GET /inbound-emails/{id}; the fields of InboundEmail plus the bodies. */
+        InboundEmailDetail: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            domainId: string;
+            /** @description The From header's first address, with its display name. */
+            from: string;
+            to: string[];
+            cc: string[];
+            replyTo: string[];
+            subject: string;
+            messageId: string | null;
+            /** @description The envelope sender; empty for the null sender <>. */
+            mailFrom: string;
+            /** @description The envelope recipients of this organization. */
+            rcptTo: string[];
+            /** @enum {string} */
+            spf: "pass" | "fail" | "softfail" | "neutral" | "none" | "temperror" | "permerror";
+            /** @enum {string} */
+            dkim: "pass" | "fail" | "none" | "temperror" | "permerror";
+            /** @enum {string} */
+            dmarc: "pass" | "fail" | "none" | "temperror" | "permerror";
+            /** @description The three results as an Authentication-Results value (RFC 8601). */
+            authenticationResults: string;
+            /** @description The organization's email this message replies to (In-Reply-To or References). */
+            inReplyToEmailId: string | null;
+            attachments: components["schemas"]["InboundAttachment"][];
+            size: number;
+            /** Format: date-time */
+            receivedAt: string;
+            /** @description The first text/plain part that is not an attachment, decoded; empty when none. */
+            text: string;
+            /** @description The first text/html part that is not an attachment, decoded; empty when none. */
+            html: string;
+        };
+        InboundEmailList: {
+            inboundEmails: components["schemas"]["InboundEmail"][];
+            nextCursor: string | null;
+        };
         /** @description One page of GET /emails (4.1, D27). */
         EmailList: {
             emails: components["schemas"]["Email"][];
@@ -2207,7 +2469,7 @@ export interface components {
          * @description The event types a webhook may subscribe to (section 6).
          * @enum {string}
          */
-        WebhookEventType: "email.sent" | "email.delivered" | "email.bounced" | "email.complained" | "email.opened" | "email.clicked" | "email.failed" | "email.suppressed" | "email.delivery_delayed";
+        WebhookEventType: "email.sent" | "email.delivered" | "email.bounced" | "email.complained" | "email.opened" | "email.clicked" | "email.failed" | "email.suppressed" | "email.delivery_delayed" | "email.received";
         /**
          * @description 3.5, D50: PATCH sets active or paused; a webhook whose deliveries have all failed for 5
          *     days (at least 20 attempts), or whose endpoint answered 410, becomes disabled.
@@ -2358,7 +2620,8 @@ export interface components {
              * @description When the event happened.
              */
             createdAt: string;
-            data: components["schemas"]["WebhookEventData"];
+            /** @description The email's fields and the event's metadata, or for `email.received` the received message (D75). */
+            data: components["schemas"]["WebhookEventData"] | components["schemas"]["WebhookReceivedData"];
         };
         /**
          * @description The email and the event's metadata (D47): the email's fields, then the keys of D26 for
@@ -2404,6 +2667,42 @@ export interface components {
             error?: string;
             /**
              * @description Only on test events (D47).
+             * @constant
+             */
+            test?: true;
+        };
+        /**
+         * @description The data of an `email.received` event (D75): the message the inbound listener stored,
+         *     `GET /inbound-emails/{inboundEmailId}` in full. `text` and `html` are cut at 256 KB (at
+         *     a character boundary), and `truncated: true` is then added. Attachments are fetched
+         *     with GET /inbound-emails/{id}/attachments/{attachmentId}.
+         */
+        WebhookReceivedData: {
+            /** Format: uuid */
+            inboundEmailId: string;
+            /** @description The From header's first address, with its display name. */
+            from: string;
+            to: string[];
+            cc: string[];
+            subject: string;
+            text: string;
+            html: string;
+            attachments: components["schemas"]["InboundAttachment"][];
+            /** @enum {string} */
+            spf: "pass" | "fail" | "softfail" | "neutral" | "none" | "temperror" | "permerror";
+            /** @enum {string} */
+            dkim: "pass" | "fail" | "none" | "temperror" | "permerror";
+            /** @enum {string} */
+            dmarc: "pass" | "fail" | "none" | "temperror" | "permerror";
+            /** Format: uuid */
+            inReplyToEmailId: string | null;
+            /**
+             * @description Only when text or html was cut.
+             * @constant
+             */
+            truncated?: true;
+            /**
+             * @description Only on test events (POST /webhooks/{id}/test with `email.received`), whose message is made up.
              * @constant
              */
             test?: true;
@@ -2532,7 +2831,7 @@ export interface components {
         Erasure: {
             contactsDeleted: number;
             emailsRedacted: number;
-            /** @description Always 0 until inbound email is stored. */
+            /** @description The received messages from the address that were deleted (D75). */
             inboundDeleted: number;
         };
         /**
@@ -3365,6 +3664,11 @@ export interface components {
          */
         AcceptLanguage: string;
         /**
+         * @description The received message's id. An unknown id, or one of another organization, answers 404.
+         * @example 01a21e0c-4b7d-7f21-9a3e-2c5d8e1f6a90
+         */
+        InboundEmailId: string;
+        /**
          * @description The domain's id. An unknown id, or one of another organization, answers 404 (D11).
          * @example 01a21d67-ad47-7b1b-8ac1-d1ee4142d083
          */
@@ -4155,6 +4459,60 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    setDomainInbound: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Language of the messages: pt-BR (default), en or es. `pt` and `pt-PT` fall to pt-BR,
+                 *     `es-MX` to es, anything else to pt-BR (D10). The chosen one is echoed in
+                 *     `Content-Language`.
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
+            path: {
+                /**
+                 * @description The domain's id. An unknown id, or one of another organization, answers 404 (D11).
+                 * @example 01a21d67-ad47-7b1b-8ac1-d1ee4142d083
+                 */
+                id: components["parameters"]["DomainId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    enabled: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The switch and the MX record to publish. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainInbound"];
+                };
+            };
+            400: components["responses"]["InvalidJSON"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     checkDomainHealth: {
         parameters: {
             query?: never;
@@ -4380,6 +4738,257 @@ export interface operations {
             410: components["responses"]["TokenExpired"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listInboundEmails: {
+        parameters: {
+            query?: {
+                /** @description Case-insensitive substring of the From address. */
+                fromAddress?: string;
+                /** @description Case-insensitive substring of a To, Cc or envelope recipient address. */
+                toAddress?: string;
+                /** @description Lower bound of receivedAt, inclusive. */
+                from?: string;
+                /** @description Upper bound of receivedAt, exclusive. */
+                to?: string;
+                /** @description The `nextCursor` of the previous page. */
+                after?: string;
+                /** @description Page size. */
+                limit?: number;
+            };
+            header?: {
+                /**
+                 * @description Language of the messages: pt-BR (default), en or es. `pt` and `pt-PT` fall to pt-BR,
+                 *     `es-MX` to es, anything else to pt-BR (D10). The chosen one is echoed in
+                 *     `Content-Language`.
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of received messages. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboundEmailList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getInboundEmail: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Language of the messages: pt-BR (default), en or es. `pt` and `pt-PT` fall to pt-BR,
+                 *     `es-MX` to es, anything else to pt-BR (D10). The chosen one is echoed in
+                 *     `Content-Language`.
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
+            path: {
+                /**
+                 * @description The received message's id. An unknown id, or one of another organization, answers 404.
+                 * @example 01a21e0c-4b7d-7f21-9a3e-2c5d8e1f6a90
+                 */
+                id: components["parameters"]["InboundEmailId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The message (D75). */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboundEmailDetail"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteInboundEmail: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Language of the messages: pt-BR (default), en or es. `pt` and `pt-PT` fall to pt-BR,
+                 *     `es-MX` to es, anything else to pt-BR (D10). The chosen one is echoed in
+                 *     `Content-Language`.
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
+            path: {
+                /**
+                 * @description The received message's id. An unknown id, or one of another organization, answers 404.
+                 * @example 01a21e0c-4b7d-7f21-9a3e-2c5d8e1f6a90
+                 */
+                id: components["parameters"]["InboundEmailId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getInboundEmailRaw: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Language of the messages: pt-BR (default), en or es. `pt` and `pt-PT` fall to pt-BR,
+                 *     `es-MX` to es, anything else to pt-BR (D10). The chosen one is echoed in
+                 *     `Content-Language`.
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
+            path: {
+                /**
+                 * @description The received message's id. An unknown id, or one of another organization, answers 404.
+                 * @example 01a21e0c-4b7d-7f21-9a3e-2c5d8e1f6a90
+                 */
+                id: components["parameters"]["InboundEmailId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The raw message, byte for byte as received (CRLF line ends). */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example Return-Path: <joao@sender.example>
+                     *     From: João Silva <joao@sender.example>
+                     *     To: Support <support@example.com>
+                     *     Subject: Re: Pedido nº 42
+                     *     Message-ID: <CAF8z1Qk2h9m@sender.example>
+                     *     MIME-Version: 1.0
+                     *     Content-Type: text/plain; charset=utf-8
+                     *
+                     *     Olá, obrigado pelo pedido.
+                     */
+                    "message/rfc822": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getInboundEmailAttachment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Language of the messages: pt-BR (default), en or es. `pt` and `pt-PT` fall to pt-BR,
+                 *     `es-MX` to es, anything else to pt-BR (D10). The chosen one is echoed in
+                 *     `Content-Language`.
+                 */
+                "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+            };
+            path: {
+                /**
+                 * @description The received message's id. An unknown id, or one of another organization, answers 404.
+                 * @example 01a21e0c-4b7d-7f21-9a3e-2c5d8e1f6a90
+                 */
+                id: components["parameters"]["InboundEmailId"];
+                /**
+                 * @description The `id` of one of the message's attachments.
+                 * @example 1
+                 */
+                attachmentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attachment's bytes. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -109,6 +109,24 @@ const broadcast = await unwrap(carteiro.api.POST("/broadcasts", {
 await carteiro.api.POST("/broadcasts/{id}/send", { params: { path: { id: broadcast.id } } });
 // --- end
 
+// --- inbound
+// Turn receiving on for a verified domain, and publish the MX it answers.
+const inbound = await unwrap(carteiro.api.POST("/domains/{id}/inbound", { params: { path: { id: domain.id } }, body: { enabled: true } }));
+console.log(inbound.mx.host, inbound.mx.type, inbound.mx.priority, inbound.mx.value);
+for await (const mail of carteiro.listInboundEmails({ toAddress: "support@example.com" })) {
+  const full = await unwrap(carteiro.api.GET("/inbound-emails/{id}", { params: { path: { id: mail.id } } }));
+  console.log(mail.from, mail.subject, mail.spf, mail.dkim, mail.dmarc, full.text);
+  for (const att of mail.attachments) {
+    const bytes = await unwrap(carteiro.api.GET("/inbound-emails/{id}/attachments/{attachmentId}", {
+      params: { path: { id: mail.id, attachmentId: att.id } },
+      parseAs: "arrayBuffer",
+    }));
+    console.log(att.filename, att.contentType, bytes.byteLength);
+  }
+  await carteiro.api.DELETE("/inbound-emails/{id}", { params: { path: { id: mail.id } } });
+}
+// --- end
+
 void hook;
 void onWebhook;
 }

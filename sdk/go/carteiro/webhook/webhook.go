@@ -58,7 +58,10 @@ var (
 )
 
 // Event is the JSON body of a delivery (D47). Data holds the email's
-// fields (emailId, from, to, subject, tags) and the event's metadata.
+// fields (emailId, from, to, subject, tags) and the event's metadata; for
+// an email.received event (D75), the received message's: inboundEmailId,
+// from, to, cc, subject, text, html, attachments, spf, dkim, dmarc,
+// inReplyToEmailId (and truncated when text or html were cut at 256 KB).
 type Event struct {
 	ID        string         `json:"id"`
 	Type      string         `json:"type"`

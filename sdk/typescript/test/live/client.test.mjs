@@ -5,6 +5,8 @@
 //   CARTEIRO_LIVE_KEY        a live key of the same organization, for webhooks
 //   CARTEIRO_HOOK_URL        an HTTPS receiver the server trusts
 //   CARTEIRO_DELIVERIES_URL  answers what that receiver captured, as JSON
+//   CARTEIRO_INBOUND_DOMAIN  a domain with inbound on (D75) that has received two
+//                            replies, to support@ and then sales@, each with one attachment
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { before, test } from "node:test";
@@ -140,6 +142,36 @@ test("webhook deliveries verify with both signatures and fail after a changed by
   const fresh = await waitForDelivery((d, i) => i >= before && isTest(d));
   const test = await check(rotated.secret, fresh.headers["webhook-id"]);
   assert.equal(test.data.test, true);
+});
+
+test("listInboundEmails follows the cursor, and a received message reads, downloads and deletes", async () => {
+  const domain = env("CARTEIRO_INBOUND_DOMAIN");
+  const received = [];
+  // limit 1 makes every message a page of its own (D27).
+  for await (const m of live.listInboundEmails({ toAddress: `@${domain}`, limit: 1 })) {
+    received.push(m);
+  }
+  assert.deepEqual(received.map((m) => m.rcptTo[0]), [`sales@${domain}`, `support@${domain}`], "not the two replies, newest first");
+  assert.equal("text" in received[0], false, "a listed message carries its bodies");
+
+  const id = received[1].id;
+  const detail = await unwrap(live.api.GET("/inbound-emails/{id}", { params: { path: { id } } }));
+  assert.equal(detail.subject, "Re: Pedido nº 42");
+  assert.equal(detail.html, "<p>Olá, obrigado pelo pedido.</p>");
+  assert.equal(detail.attachments.length, 1);
+
+  const raw = await unwrap(live.api.GET("/inbound-emails/{id}/raw", { params: { path: { id } }, parseAs: "text" }));
+  assert.match(raw, /^From: /);
+  assert.equal(Buffer.byteLength(raw), detail.size, "raw is not the message as received");
+  const [att] = detail.attachments;
+  const file = await unwrap(
+    live.api.GET("/inbound-emails/{id}/attachments/{attachmentId}", { params: { path: { id, attachmentId: att.id } }, parseAs: "arrayBuffer" }),
+  );
+  assert.equal(Buffer.from(file).toString("latin1"), "%PDF-1.4 nota fiscal");
+  assert.equal(file.byteLength, att.size);
+
+  await live.api.DELETE("/inbound-emails/{id}", { params: { path: { id } } });
+  await assert.rejects(live.api.GET("/inbound-emails/{id}", { params: { path: { id } } }), (err) => err instanceof CarteiroError && err.status === 404);
 });
 
 async function deliveries() {
