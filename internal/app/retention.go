@@ -128,14 +128,14 @@ func (a *App) purgeRecords(ctx context.Context, pace *batchPacer, cutoff time.Ti
 					}
 					break
 				}
-				n, held, err := a.store.DeleteEmails(ctx, dueIDs(due))
+				n, err := a.store.DeleteEmails(ctx, dueIDs(due))
 				got.Emails += n
 				if err != nil {
 					return err
 				}
 				pos = due[len(due)-1].Position
 				full := len(due) == pace.size
-				if err := pace.restAfter(ctx, held, time.Since(start)); err != nil || !full {
+				if err := pace.rest(ctx, time.Since(start)); err != nil || !full {
 					if err != nil {
 						return err
 					}
@@ -191,7 +191,7 @@ func (a *App) purgeContentOf(ctx context.Context, pace *batchPacer, org string, 
 				due = append(due, d)
 			}
 		}
-		n, held, err := a.store.EmptyContent(ctx, dueIDs(due), now)
+		n, err := a.store.EmptyContent(ctx, dueIDs(due), now)
 		got.ContentEmails += n
 		if err != nil {
 			return err
@@ -208,7 +208,7 @@ func (a *App) purgeContentOf(ctx context.Context, pace *batchPacer, org string, 
 		}
 		pos = listed[len(listed)-1].Position
 		full := len(listed) == pace.size
-		if err := pace.restAfter(ctx, held, time.Since(began)); err != nil || !full {
+		if err := pace.rest(ctx, time.Since(began)); err != nil || !full {
 			return err
 		}
 	}

@@ -12,13 +12,9 @@ import (
 )
 
 // The retention purge (D77) works in small batches: it reads a batch of
-// ids on the read side, then changes them in a short write. On SQLite that
-// write joins the accepts' shared transaction (InGroupTx) instead of
-// committing alone: a commit of its own waited for an fsync of its own
-// while every accept queued behind it on the single writer, which made a
-// batch of a few rows cost tens of milliseconds of accepts' time
-// (docs/benchmarks.md, issue 31); in the shared commit a batch adds only
-// its statements, a few milliseconds. Positions let a pass walk forward through
+// ids on the read side, then changes them in a short write transaction of
+// their own, so the single SQLite writer, which accepts share, is held a
+// few milliseconds at a time. Positions let a pass walk forward through
 // rows it chose to keep (an email still waiting, or with recent events)
 // without reading them again.
 
@@ -167,40 +163,30 @@ func scanDue(rs rows, withBytes bool) ([]DueEmail, error) {
 }
 
 // EmptyContent deletes the html, text, attachments and custom headers of
-// the emails and returns how many it emptied (D77, D78), and how long its
-// statement held the writer. Emails emptied already are left alone.
-func (s *Store) EmptyContent(ctx context.Context, ids []string, at time.Time) (int64, time.Duration, error) {
+// the emails and returns how many it emptied (D77, D78). Emails emptied
+// already are left alone.
+func (s *Store) EmptyContent(ctx context.Context, ids []string, at time.Time) (int64, error) {
 	if len(ids) == 0 {
-		return 0, 0, nil
+		return 0, nil
 	}
 	args := append([]any{micros(at)}, anys(ids)...)
-	var n int64
-	var held time.Duration
-	err := s.InGroupTx(ctx, func(tx *Tx) error {
-		defer holding(&held)()
-		var err error
-		n, err = tx.exec(ctx, `UPDATE emails SET html = NULL, text_body = NULL, attachments = NULL, headers = NULL, content_purged_at = ?
-			WHERE id IN (`+placeholders(len(ids))+`) AND content_purged_at IS NULL`, args...)
-		return err
-	})
+	n, err := s.exec(ctx, `UPDATE emails SET html = NULL, text_body = NULL, attachments = NULL, headers = NULL, content_purged_at = ?
+		WHERE id IN (`+placeholders(len(ids))+`) AND content_purged_at IS NULL`, args...)
 	if err != nil {
-		return 0, held, fmt.Errorf("store: delete content: %w", classify(err))
+		return 0, fmt.Errorf("store: delete content: %w", classify(err))
 	}
-	return n, held, nil
+	return n, nil
 }
 
 // DeleteEmails deletes emails with their recipients, tags and timeline in
-// one transaction and returns how many emails it deleted (D77), and how
-// long its statements held the writer.
-func (s *Store) DeleteEmails(ctx context.Context, ids []string) (int64, time.Duration, error) {
+// one transaction and returns how many emails it deleted (D77).
+func (s *Store) DeleteEmails(ctx context.Context, ids []string) (int64, error) {
 	if len(ids) == 0 {
-		return 0, 0, nil
+		return 0, nil
 	}
 	in, args := placeholders(len(ids)), anys(ids)
 	var n int64
-	var held time.Duration
-	err := s.InGroupTx(ctx, func(tx *Tx) error {
-		defer holding(&held)()
+	err := s.InTx(ctx, func(tx *Tx) error {
 		for _, table := range []string{"email_tags", "email_events", "email_recipients"} {
 			if _, err := tx.exec(ctx, `DELETE FROM `+table+` WHERE email_id IN (`+in+`)`, args...); err != nil {
 				return fmt.Errorf("%s: %w", table, err)
@@ -211,18 +197,9 @@ func (s *Store) DeleteEmails(ctx context.Context, ids []string) (int64, time.Dur
 		return err
 	})
 	if err != nil {
-		return 0, held, fmt.Errorf("store: delete emails: %w", classify(err))
+		return 0, fmt.Errorf("store: delete emails: %w", classify(err))
 	}
-	return n, held, nil
-}
-
-// holding measures into held how long a purge batch's statements run
-// inside the transaction, without the wait for the writer or the commit:
-// that is the time accepts sharing the transaction wait on it, which the
-// purge's pacing bounds (D77).
-func holding(held *time.Duration) func() {
-	start := time.Now()
-	return func() { *held += time.Since(start) }
+	return n, nil
 }
 
 // OrganizationIDs lists every organization, for passes made one
