@@ -134,8 +134,11 @@ func newIsolationFixture(t *testing.T, ts *testserver.TestServer) *isolationFixt
 	}
 	fx.sender = created("/senders", map[string]string{"email": "me@gmail.example"})
 	fx.suppression = created("/suppressions", map[string]string{"email": "blocked@y.example"})["id"].(string)
-	ts.DNS.SetA("hooks.first.example", "93.184.215.14") // a public address (D51)
-	fx.hook = created("/webhooks", map[string]any{"url": "https://hooks.first.example/in", "events": []string{"email.sent"}})["id"].(string)
+	// A public address (D51) that must never be dialled: the webhook listens
+	// only to complaints, which no test using this fixture raises, so the
+	// first organization's email.sent is sent nowhere (loopback only).
+	ts.DNS.SetA("hooks.first.example", "93.184.215.14")
+	fx.hook = created("/webhooks", map[string]any{"url": "https://hooks.first.example/in", "events": []string{"email.complained"}})["id"].(string)
 	fx.tmpl = created("/templates", map[string]any{"name": "first-secret", "html": "<p>{{x}}</p>", "subject": "s"})["id"].(string)
 	fx.audience = created("/audiences", map[string]any{"name": "first-list"})["id"].(string)
 	fx.contact = created("/audiences/"+fx.audience+"/contacts", map[string]any{"email": "member@y.example"})["id"].(string)
@@ -230,7 +233,7 @@ func (fx *isolationFixture) check(t *testing.T, rt httpapi.Route, suffix string,
 		// Suppressions are per organization: the same address is free.
 		"POST /suppressions": {map[string]any{"email": "blocked@y.example"}, 201, ""},
 		// Webhook URLs are not unique: another organization may register the same one.
-		"POST /webhooks": {map[string]any{"url": "https://hooks.first.example/in", "events": []string{"email.sent"}}, 201, ""},
+		"POST /webhooks": {map[string]any{"url": "https://hooks.first.example/in", "events": []string{"email.complained"}}, 201, ""},
 		// Template names are per organization.
 		"POST /templates": {map[string]any{"name": "first-secret", "html": "x"}, 201, ""},
 		"POST /audiences": {map[string]any{"name": "first-list"}, 201, ""},
