@@ -26,7 +26,7 @@ func measureTimed(ctx context.Context, o options, api *apiClient, submissionAddr
 	case "batch":
 		send = batchSender(api, o.batch)
 	case "smtp":
-		send = smtpSender(submissionAddr, api.key, o.clients)
+		send = smtpSender(submissionAddr, api.key, o.clients, o.smtpPipelining)
 	}
 	result := make(chan *tally, 1)
 	go func() { result <- runTimed(ctx, o.clients, o.warmup, o.duration, emailsPerCall(o), send) }()
@@ -67,6 +67,8 @@ func describeSMTP(rep *report, o options, r, accept timedRun) {
 	acceptRate := float64(accept.tally.accepted) / accept.window.Seconds()
 	lat, acceptLat := summarize(r.tally.latencies), summarize(accept.tally.latencies)
 	rep.row("session reuse", "%d messages per SMTP session (RSET, MAIL again), then QUIT and a new STARTTLS + AUTH", messagesPerSession)
+	rep.row("client", "%s", map[bool]string{true: "pipelines RSET, MAIL, RCPT and DATA in one write (RFC 2920): two round trips per message",
+		false: "waits for each reply: five round trips per message"}[o.smtpPipelining])
 	rep.check(fmt.Sprintf("≥70 %% of the single POST /emails rate (%s)", perSecond(acceptRate)), perSecond(rate), acceptRate > 0 && rate >= 0.7*acceptRate)
 	rep.check(fmt.Sprintf("p99 ≤ 2× the POST /emails p99 (%s)", millis(acceptLat.P99)), millis(lat.P99), lat.Count > 0 && lat.P99 <= 2*acceptLat.P99)
 }

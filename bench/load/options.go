@@ -28,9 +28,12 @@ type options struct {
 	destinations           int
 	destinationConnections int
 	directTLS              bool
-	seed                   string
-	seedSize               int64
-	old                    int
+	// smtpPipelining makes the smtp scenario's client send RSET, MAIL, RCPT
+	// and DATA in one write (RFC 2920), as Postfix does.
+	smtpPipelining bool
+	seed           string
+	seedSize       int64
+	old            int
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -50,6 +53,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.role, "role", "all", "the server's --role: all (accepts and delivers), or api (accepts only, as an API node of a scaled-out deployment; accept and batch only)")
 	fs.IntVar(&o.destinations, "destinations", 3, "direct: in-process exchangers, one per destination (the first receives for three domains)")
 	fs.IntVar(&o.destinationConnections, "destination-connections", 10, "direct: CARTEIRO_DESTINATION_CONNECTIONS")
+	fs.BoolVar(&o.smtpPipelining, "smtp-pipelining", true, "smtp: the client pipelines RSET, MAIL, RCPT and DATA (RFC 2920), as MTAs such as Postfix do; false waits for each reply")
 	fs.BoolVar(&o.directTLS, "direct-tls", true, "direct: the exchangers offer STARTTLS (a self-signed certificate), as real MXes do")
 	fs.StringVar(&o.seed, "seed", filepath.Join(os.TempDir(), "carteiro-bench-backup.db"), "backup: the SQLite database to copy for each run, made (and grown to -seed-mb) when missing, with SEED.json beside it")
 	var seedMB int64
@@ -108,6 +112,8 @@ func (o options) commandLine() string {
 		cmd += fmt.Sprintf(" -seed %s -seed-mb %d", o.seed, o.seedSize>>20)
 	case "purge":
 		cmd += fmt.Sprintf(" -old %d", o.old)
+	case "smtp":
+		cmd += fmt.Sprintf(" -smtp-pipelining=%v", o.smtpPipelining)
 	}
 	if e2e {
 		cmd += fmt.Sprintf(" -emails %d -timeout %s", o.emails, o.timeout)

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/smtp"
 	"net/textproto"
@@ -32,8 +33,10 @@ type smtpSession struct {
 
 // smtpSender submits one 5 KB message per call over STARTTLS and AUTH
 // PLAIN with the live key (D74). Sessions are kept in a pool of one per
-// client, so each client reuses its own connection.
-func smtpSender(addr, key string, clients int) sender {
+// client, so each client reuses its own connection. With pipelining the
+// envelope goes in one write, as MTAs send it (the server offers
+// PIPELINING); without it each command waits for its reply.
+func smtpSender(addr, key string, clients int, pipelining bool) sender {
 	pool := make(chan *smtpSession, clients)
 	return func(ctx context.Context, n int64) outcome {
 		var s *smtpSession
@@ -47,11 +50,16 @@ func smtpSender(addr, key string, clients int) sender {
 				return outcome{status: "transport"}
 			}
 			s = &smtpSession{c: c}
-		} else if err := s.c.Reset(); err != nil {
-			_ = s.c.Close()
-			return outcome{status: "transport"}
 		}
-		o := submitOne(s.c, n)
+		var o outcome
+		switch {
+		case pipelining:
+			o = submitPipelined(s.c, n, s.sent > 0)
+		case s.sent > 0 && s.c.Reset() != nil:
+			o = outcome{status: "transport"}
+		default:
+			o = submitOne(s.c, n)
+		}
 		s.sent++
 		if o.status == "transport" {
 			_ = s.c.Close()
@@ -106,12 +114,54 @@ func submitOne(c *smtp.Client, n int64) outcome {
 	if err != nil {
 		return refused(err)
 	}
-	_, err = fmt.Fprintf(w, "From: Bench <bench@%s>\r\nTo: user%s@sink.example\r\nSubject: Benchmark email %s\r\n\r\n%s",
+	return finishData(w, num, func() error { return nil })
+}
+
+// submitPipelined sends RSET (on a reused session), MAIL, RCPT and DATA in
+// one write and then reads their replies in order (RFC 2920), then the
+// message and its final dot.
+func submitPipelined(c *smtp.Client, n int64, reset bool) outcome {
+	num := strconv.FormatInt(n, 10)
+	t := c.Text
+	if reset {
+		_, _ = t.W.WriteString("RSET\r\n")
+	}
+	fmt.Fprintf(t.W, "MAIL FROM:<bench@%s>\r\nRCPT TO:<user%s@sink.example>\r\nDATA\r\n", sendingDomain, num)
+	if err := t.W.Flush(); err != nil {
+		return outcome{status: "transport"}
+	}
+	var first error // the first refusal; every reply is read to stay in step
+	replies := []int{250, 250, 250, 354}
+	if !reset {
+		replies = replies[1:]
+	}
+	for _, want := range replies {
+		if _, _, err := t.ReadResponse(want); err != nil && first == nil {
+			first = err
+		}
+	}
+	if first != nil {
+		return refused(first)
+	}
+	return finishData(t.DotWriter(), num, func() error {
+		_, _, err := t.ReadResponse(250)
+		return err
+	})
+}
+
+// finishData writes benchmark message num to w (a DATA writer), closes it
+// and reads the final reply with final (net/smtp's writer reads it in
+// Close; a bare DotWriter does not).
+func finishData(w io.WriteCloser, num string, final func() error) outcome {
+	_, err := fmt.Fprintf(w, "From: Bench <bench@%s>\r\nTo: user%s@sink.example\r\nSubject: Benchmark email %s\r\n\r\n%s",
 		sendingDomain, num, num, submissionBody)
 	if err != nil {
 		return outcome{status: "transport"}
 	}
 	if err := w.Close(); err != nil {
+		return refused(err)
+	}
+	if err := final(); err != nil {
 		return refused(err)
 	}
 	return outcome{status: "250", accepted: 1}
