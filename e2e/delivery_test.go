@@ -25,6 +25,14 @@ import (
 func relayServer(t *testing.T, b testserver.Backend, env map[string]string) (*testserver.TestServer, *testutil.SMTPServer, createdDomain) {
 	t.Helper()
 	smtp := testutil.NewSMTPServer(t)
+	ts, d := relayServerTo(t, b, smtp, env)
+	return ts, smtp, d
+}
+
+// relayServerTo starts Carteiro relaying to smtp, with a verified sending
+// domain.
+func relayServerTo(t *testing.T, b testserver.Backend, smtp *testutil.SMTPServer, env map[string]string) (*testserver.TestServer, createdDomain) {
+	t.Helper()
 	settings := map[string]string{
 		"CARTEIRO_DELIVERY":                 "relay",
 		"CARTEIRO_RELAY_URL":                fmt.Sprintf("smtp+plain://%s", smtp.Addr()),
@@ -38,7 +46,7 @@ func relayServer(t *testing.T, b testserver.Backend, env map[string]string) (*te
 	d := createDomain(t, ts, ts.LiveKey, "shop.example")
 	publish(ts, d)
 	testserver.Must(t, verify(t, ts, ts.LiveKey, d.ID).Status == "verified", "domain not verified")
-	return ts, smtp, d
+	return ts, d
 }
 
 // verifyDKIM checks the message's DKIM signature against the test DNS.

@@ -295,9 +295,10 @@ func (d *Direct) deliverDomain(ctx context.Context, domain string, env Envelope,
 			fill(results, txs, waitFailure(ctx, err))
 			break
 		}
-		if s != nil && !d.alive(ctx, s) {
-			p.release(s, false) // closed by the server while idle: take another
-			continue
+		if s != nil {
+			// The server may have closed it while idle: the first
+			// transaction proves it with RSET (D80), pipelined with MAIL.
+			s.probe = true
 		}
 		if s == nil {
 			if s, fail = d.connectRoute(ctx, domain, rt); fail != nil {
@@ -307,8 +308,9 @@ func (d *Direct) deliverDomain(ctx context.Context, domain string, env Envelope,
 			}
 			p.connected()
 		}
-		// Each connection completes at least one transaction (a broken one
-		// leaves its recipients temporary), so this ends.
+		// Each new connection completes at least one transaction (a broken
+		// one leaves its recipients temporary); a pooled one found closed
+		// completes none but is dropped, so this ends.
 		n, reusable := d.transactSome(ctx, p, s, txs, data, results)
 		p.release(s, reusable)
 		txs = txs[n:]
@@ -341,14 +343,6 @@ func (d *Direct) failedToConnect(ctx context.Context, p *destPool, fail Result) 
 	}
 }
 
-// alive proves a pooled connection still works with RSET (the server may
-// have closed it while idle), so a dead one costs no recipient a deferral.
-func (d *Direct) alive(ctx context.Context, s *session) bool {
-	stop := s.guard(ctx)
-	err := s.reset(ctx)
-	return stop() && err == nil
-}
-
 // transactSome runs txs on s, after the destination's rate allows each,
 // until they are done, s carried its share of transactions, or s breaks.
 // It returns how many transactions it decided and whether s may be reused.
@@ -366,6 +360,12 @@ func (d *Direct) transactSome(ctx context.Context, p *destPool, s *session, txs 
 			return k, false
 		}
 		got, healthy := s.transact(ctx, tx.env, data, txOptions{})
+		if got == nil {
+			// A pooled connection the server had closed: nothing was
+			// sent on it, so no recipient is deferred; another connection
+			// takes this transaction and the rest.
+			return k, false
+		}
 		tx.place(results, got)
 		for _, r := range got {
 			if asksToSlowDown(r) {

@@ -30,7 +30,7 @@ func farmIP(i int) string { return "127.0.0." + strconv.Itoa(40+i) }
 // farmDestination is destination i's key.
 func farmDestination(i int) string { return fmt.Sprintf("dest-%d.test", i) }
 
-func newMXFarm(t *testing.T, n int, opts ...testutil.SMTPOption) *mxFarm {
+func newMXFarm(t testing.TB, n int, opts ...testutil.SMTPOption) *mxFarm {
 	t.Helper()
 	f := &mxFarm{dns: testutil.NewDNSServer(t)}
 	for i := range n {
@@ -54,7 +54,7 @@ func (f *mxFarm) addDomains(i int, domains ...string) {
 
 // direct is a Direct transport reaching the farm, closed when the test
 // ends.
-func (f *mxFarm) direct(t *testing.T, opts DirectOptions) *Direct {
+func (f *mxFarm) direct(t testing.TB, opts DirectOptions) *Direct {
 	t.Helper()
 	resolver, err := dnscheck.NewResolver(f.dns.Addr(), 2*time.Second)
 	if err != nil {

@@ -63,6 +63,10 @@ type session struct {
 	// open: a transaction was started (MAIL accepted) and not ended by a
 	// reply to its data, so the next one must be preceded by RSET.
 	open bool
+	// probe: the session comes from a pool, where the server may have
+	// closed it; the next transaction starts with RSET, which proves it
+	// still works (pipelined with MAIL when the server allows, D80).
+	probe bool
 }
 
 // connectError marks a failure to reach the server at all (dial or
@@ -313,6 +317,7 @@ func (s *session) reset(ctx context.Context) error {
 		return &replyError{command: "RSET", reply: r}
 	}
 	s.open = false
+	s.probe = false
 	return nil
 }
 

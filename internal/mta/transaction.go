@@ -25,12 +25,18 @@ type transaction struct {
 	accepted []int  // recipients accepted at RCPT, awaiting DATA
 	reusable bool   // the connection may carry another transaction
 	dsn      bool
+	// stale: the pooled connection failed its RSET probe, so nothing of
+	// this transaction reached a server that would act on it.
+	stale bool
 }
 
 // transact runs one mail transaction and returns one result per recipient
 // and whether the connection may be reused. RCPT replies decide each
 // recipient; the final DATA reply decides every recipient accepted at RCPT;
-// an I/O failure leaves every undecided recipient temporary.
+// an I/O failure leaves every undecided recipient temporary. A pooled
+// session (probe) whose RSET fails returns nil results: the server closed
+// it while idle and took nothing, so the caller tries another connection
+// without deferring anyone.
 func (s *session) transact(ctx context.Context, env Envelope, data []byte, opts txOptions) ([]Result, bool) {
 	t := &transaction{
 		s:        s,
@@ -44,6 +50,9 @@ func (s *session) transact(ctx context.Context, env Envelope, data []byte, opts 
 	t.run(ctx, data)
 	if !stop() {
 		t.reusable = false
+	}
+	if t.stale {
+		return nil, false
 	}
 	for i := range t.results {
 		t.results[i].Recipient = env.Recipients[i]
@@ -98,16 +107,43 @@ func (t *transaction) serverCanTake(data []byte, valid []int) bool {
 // transaction cannot go on.
 func (t *transaction) envelope(ctx context.Context, data []byte, valid []int) bool {
 	s := t.s
-	s.setDeadline(ctx, s.limits.command)
-	s.send(t.mailCommand(data))
 	pipelined := s.has("PIPELINING")
+	probe := s.probe
+	if probe && !pipelined {
+		if err := s.reset(ctx); err != nil {
+			t.stale, t.reusable = true, false
+			return false
+		}
+		probe = false
+	}
+	s.setDeadline(ctx, s.limits.command)
+	if probe {
+		// RFC 2920 lets RSET open a pipelined group: proving a pooled
+		// connection alive then costs no round trip of its own.
+		s.send("RSET")
+	}
+	s.send(t.mailCommand(data))
 	if pipelined {
 		for _, i := range valid {
 			s.send(t.rcptCommand(t.env.Recipients[i]))
 		}
 	}
 	if err := s.bw.Flush(); err != nil {
+		if probe {
+			t.stale, t.reusable = true, false
+			return false
+		}
 		return t.lost(ctx, "sending MAIL FROM", err)
+	}
+	if probe {
+		// Nothing was accepted before RSET's reply: a connection that fails
+		// here (closed while idle, or RSET refused) is given up with no
+		// transaction in progress, and no DATA will follow on it.
+		if rset, err := s.readReply(); err != nil || rset.code != 250 {
+			t.stale, t.reusable = true, false
+			return false
+		}
+		s.open, s.probe = false, false
 	}
 	mail, err := s.readReply()
 	if err != nil {
