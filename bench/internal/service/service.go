@@ -1,4 +1,7 @@
-package main
+// Package service starts Carteiro inside the benchmark's process, the way
+// cmd/carteiro serve starts it, for benchmarks that drive it over loopback
+// HTTP and read its store directly.
+package service
 
 import (
 	"context"
@@ -7,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/carteiro/carteiro"
@@ -15,21 +19,23 @@ import (
 	"github.com/carteiro/carteiro/internal/server"
 )
 
-// service is Carteiro started in this process the way cmd/carteiro serve
+// Service is Carteiro started in this process the way cmd/carteiro serve
 // starts it (config.Load, server.Open, Bootstrap, Listen), logging JSON at
 // info level to a file as production does to its output.
-type service struct {
+type Service struct {
 	*server.Server
 	URL     string
 	LiveKey string
 	TestKey string
 	LogPath string
 	log     *os.File
+
+	stopOnce sync.Once
 }
 
-// startService starts Carteiro on dbURL. extra adds or overrides settings;
+// Start starts Carteiro on dbURL. extra adds or overrides settings;
 // poll, when not zero, shortens the queue's poll interval.
-func startService(ctx context.Context, dbURL, logPath string, extra map[string]string, poll time.Duration) (*service, error) {
+func Start(ctx context.Context, dbURL, logPath string, extra map[string]string, poll time.Duration) (*Service, error) {
 	noDNS, err := deadLoopbackAddr()
 	if err != nil {
 		return nil, err
@@ -62,12 +68,12 @@ func startService(ctx context.Context, dbURL, logPath string, extra map[string]s
 		logFile.Close()
 		return nil, fmt.Errorf("start carteiro: %w", err)
 	}
-	s := &service{Server: srv, LogPath: logPath, log: logFile}
+	s := &Service{Server: srv, LogPath: logPath, log: logFile}
 	if err := srv.Bootstrap(ctx); err != nil {
-		return nil, errors.Join(fmt.Errorf("bootstrap: %w", err), s.stop())
+		return nil, errors.Join(fmt.Errorf("bootstrap: %w", err), s.Stop())
 	}
 	if err := srv.Listen(cfg.HTTPAddr); err != nil {
-		return nil, errors.Join(err, s.stop())
+		return nil, errors.Join(err, s.Stop())
 	}
 	s.URL = "http://" + srv.Addr()
 	for _, k := range srv.BootstrapKeys {
@@ -78,18 +84,36 @@ func startService(ctx context.Context, dbURL, logPath string, extra map[string]s
 		}
 	}
 	if s.LiveKey == "" || s.TestKey == "" {
-		return nil, errors.Join(errors.New("bootstrap made no live and test keys"), s.stop())
+		return nil, errors.Join(errors.New("bootstrap made no live and test keys"), s.Stop())
 	}
 	return s, nil
 }
 
-// stop lets running requests and jobs finish, then closes the database
-// and the log.
-func (s *service) stop() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	err := s.Shutdown(ctx)
-	return errors.Join(err, s.log.Close())
+// Stop lets running requests and jobs finish, then closes the database
+// and the log. Only the first call stops; later ones return nil, so a
+// deferred Stop can guard a run that also stops the service itself.
+func (s *Service) Stop() error {
+	var err error
+	s.stopOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		err = errors.Join(s.Shutdown(ctx), s.log.Close())
+	})
+	return err
+}
+
+// Finish stops the service at the end of a run and returns, for the
+// report, what makes its figures doubtful: a service that did not stop
+// cleanly, a run interrupted (ctx cancelled) before the end.
+func (s *Service) Finish(ctx context.Context) []string {
+	var notes []string
+	if err := s.Stop(); err != nil {
+		notes = append(notes, fmt.Sprintf("The service did not stop cleanly: %v.", err))
+	}
+	if ctx.Err() != nil {
+		notes = append(notes, "Interrupted before the end: these figures cover only part of the run.")
+	}
+	return notes
 }
 
 // deadLoopbackAddr is a loopback UDP port nobody listens on. It is the
