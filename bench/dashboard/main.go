@@ -6,12 +6,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"path/filepath"
 	"time"
 
 	"github.com/carteiro/carteiro/bench/internal/apiclient"
 	"github.com/carteiro/carteiro/bench/internal/cli"
-	"github.com/carteiro/carteiro/bench/internal/database"
 	"github.com/carteiro/carteiro/bench/internal/machine"
 	"github.com/carteiro/carteiro/bench/internal/service"
 )
@@ -28,18 +26,11 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) (err error) {
 		return err
 	}
 	defer removeDir()
-	db, err := database.New(ctx, o.store, dir, o.pgURL, "")
+	svc, err := service.StartFresh(ctx, dir, o.store, o.pgURL, o.keep, nil, 0)
 	if err != nil {
 		return err
 	}
-	if !o.keep {
-		defer func() { err = errors.Join(err, db.Drop()) }()
-	}
-	svc, err := service.Start(ctx, db.URL, filepath.Join(dir, "carteiro.log"), nil, 0)
-	if err != nil {
-		return err
-	}
-	defer func() { err = errors.Join(err, svc.Stop()) }()
+	defer func() { err = errors.Join(err, svc.Close()) }()
 	progress("carteiro (%s) at %s, log %s", o.store, svc.URL, svc.LogPath)
 	orgID := svc.BootstrapOrg.ID
 	api := apiclient.New(svc.URL, 4, time.Minute)
@@ -51,7 +42,7 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) (err error) {
 	if err := sendSeed(ctx, api, svc.LiveKey, o.seed); err != nil {
 		return err
 	}
-	sqlDB, err := openSQL(o.store, db.URL)
+	sqlDB, err := openSQL(o.store, svc.DatabaseURL())
 	if err != nil {
 		return err
 	}

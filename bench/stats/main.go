@@ -5,13 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"time"
 
 	"github.com/carteiro/carteiro"
 	"github.com/carteiro/carteiro/bench/internal/apiclient"
 	"github.com/carteiro/carteiro/bench/internal/cli"
-	"github.com/carteiro/carteiro/bench/internal/database"
 	"github.com/carteiro/carteiro/bench/internal/machine"
 	"github.com/carteiro/carteiro/bench/internal/service"
 )
@@ -29,18 +27,11 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) (err error) {
 		return err
 	}
 	defer removeDir()
-	db, err := database.New(ctx, o.store, dir, o.pgURL, "")
+	svc, err := service.StartFresh(ctx, dir, o.store, o.pgURL, o.keep, nil, 0)
 	if err != nil {
 		return err
 	}
-	if !o.keep {
-		defer func() { err = errors.Join(err, db.Drop()) }()
-	}
-	svc, err := service.Start(ctx, db.URL, filepath.Join(dir, "carteiro.log"), nil, 0)
-	if err != nil {
-		return err
-	}
-	defer func() { err = errors.Join(err, svc.Stop()) }()
+	defer func() { err = errors.Join(err, svc.Close()) }()
 	progress("carteiro (%s) at %s, log %s", o.store, svc.URL, svc.LogPath)
 	api := apiclient.New(svc.URL, o.clients+2, 30*time.Second)
 	domainID, err := api.CreateDomain(ctx, svc.LiveKey, "stats.bench.example")

@@ -9,7 +9,6 @@ import (
 
 	"github.com/carteiro/carteiro/bench/internal/apiclient"
 	"github.com/carteiro/carteiro/bench/internal/cli"
-	"github.com/carteiro/carteiro/bench/internal/database"
 	"github.com/carteiro/carteiro/bench/internal/machine"
 	"github.com/carteiro/carteiro/bench/internal/service"
 )
@@ -19,7 +18,7 @@ func main() { cli.Main("webhooks", parseOptions, run) }
 // rig is what a measurement drives: the service, the receiver, an API
 // client and the webhooks registered.
 type rig struct {
-	svc      *service.Service
+	svc      *service.Fresh
 	rcv      *receiver
 	api      *apiclient.Client
 	hookIDs  []string
@@ -45,20 +44,13 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) (err error) {
 	rcv := startReceiver(cert, o.http2)
 	defer rcv.Close()
 
-	db, err := database.New(ctx, o.store, dir, o.pgURL, "")
-	if err != nil {
-		return err
-	}
-	if !o.keep {
-		defer func() { err = errors.Join(err, db.Drop()) }()
-	}
-	svc, err := service.Start(ctx, db.URL, filepath.Join(dir, "carteiro.log"), map[string]string{
+	svc, err := service.StartFresh(ctx, dir, o.store, o.pgURL, o.keep, map[string]string{
 		"CARTEIRO_WEBHOOK_ALLOW_PRIVATE": "true", "CARTEIRO_WEBHOOK_CA_FILE": caPath,
 	}, o.poll)
 	if err != nil {
 		return err
 	}
-	defer func() { err = errors.Join(err, svc.Stop()) }()
+	defer func() { err = errors.Join(err, svc.Close()) }()
 	progress("carteiro (%s) at %s, receiver %s, log %s", o.store, svc.URL, rcv.URL(), svc.LogPath)
 
 	api := apiclient.New(svc.URL, o.clients+4, 30*time.Second)

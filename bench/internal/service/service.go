@@ -10,10 +10,12 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/carteiro/carteiro"
+	"github.com/carteiro/carteiro/bench/internal/database"
 	"github.com/carteiro/carteiro/internal/config"
 	"github.com/carteiro/carteiro/internal/logctx"
 	"github.com/carteiro/carteiro/internal/server"
@@ -127,4 +129,41 @@ func deadLoopbackAddr() (string, error) {
 	}
 	addr := c.LocalAddr().String()
 	return addr, c.Close()
+}
+
+// Fresh is a service on a database of its own, made for one run.
+type Fresh struct {
+	*Service
+	db   *database.Database
+	keep bool
+}
+
+// StartFresh makes a fresh database for store (a SQLite file in dir, or a
+// new schema on the PostgreSQL server at pgURL) and starts the service on
+// it, logging to dir/carteiro.log; extra and poll are Start's. Close stops
+// it and drops the database unless keep.
+func StartFresh(ctx context.Context, dir, store, pgURL string, keep bool, extra map[string]string, poll time.Duration) (*Fresh, error) {
+	db, err := database.New(ctx, store, dir, pgURL, "")
+	if err != nil {
+		return nil, err
+	}
+	f := &Fresh{db: db, keep: keep}
+	if f.Service, err = Start(ctx, db.URL, filepath.Join(dir, "carteiro.log"), extra, poll); err != nil {
+		return nil, errors.Join(err, f.drop())
+	}
+	return f, nil
+}
+
+// DatabaseURL is the database the service runs on.
+func (f *Fresh) DatabaseURL() string { return f.db.URL }
+
+// Close stops the service (when not already stopped) and drops the
+// database unless it is kept.
+func (f *Fresh) Close() error { return errors.Join(f.Stop(), f.drop()) }
+
+func (f *Fresh) drop() error {
+	if f.keep {
+		return nil
+	}
+	return f.db.Drop()
 }
