@@ -49,13 +49,21 @@ func sendSeed(ctx context.Context, api *apiclient.Client, key string, n int) err
 // beside the service's own, which is idle meanwhile.
 func openSQL(store, url string) (*sql.DB, error) {
 	if store == "postgres" {
-		return sql.Open("pgx", url)
+		db, err := sql.Open("pgx", url)
+		if err == nil {
+			// The server's connections are shared with the service's pool.
+			db.SetMaxOpenConns(2)
+		}
+		return db, err
 	}
 	// A large page cache and no fsync on this connection's commits: the
 	// copies insert at random places of the id indexes, and are setup, not
-	// the service (whose own connections keep synchronous=FULL).
+	// the service (whose own connections keep synchronous=FULL). Each
+	// round's transaction takes the write lock first (BEGIN IMMEDIATE): one
+	// that began reading would fail with SQLITE_BUSY_SNAPSHOT as soon as
+	// the service wrote (a session's last use, the queue) in the meantime.
 	return sql.Open("sqlite", "file:"+strings.TrimPrefix(url, "sqlite:")+
-		"?_pragma=busy_timeout(30000)&_pragma=cache_size(-262144)&_pragma=synchronous(OFF)")
+		"?_pragma=busy_timeout(30000)&_pragma=cache_size(-262144)&_pragma=synchronous(OFF)&_txlock=immediate")
 }
 
 // waitSettled waits until none of the organization's emails is still queued
