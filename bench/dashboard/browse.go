@@ -41,19 +41,19 @@ var pages = []page{
 	{"emails", "/dashboard/emails", func(*world, *rand.Rand) []call {
 		return []call{{"GET /emails?limit=50 (first page)", "/emails?limit=50"}}
 	}},
-	{"emails, next page", "/dashboard/emails", func(w *world, _ *rand.Rand) []call {
+	{"emails-next-page", "/dashboard/emails", func(w *world, _ *rand.Rand) []call {
 		return []call{{"GET /emails?limit=50&after= (second page)", "/emails?limit=50&after=" + url.QueryEscape(w.NextCursor)}}
 	}},
-	{"emails, status bounced", "/dashboard/emails?status=bounced", func(*world, *rand.Rand) []call {
+	{"emails-status-bounced", "/dashboard/emails?status=bounced", func(*world, *rand.Rand) []call {
 		return []call{{"GET /emails?status=bounced", "/emails?status=bounced&limit=50"}}
 	}},
-	{"emails, tag", "/dashboard/emails?tag=campaign:reset", func(*world, *rand.Rand) []call {
+	{"emails-tag", "/dashboard/emails?tag=campaign:reset", func(*world, *rand.Rand) []call {
 		return []call{{"GET /emails?tag=campaign:reset", "/emails?tag=campaign%3Areset&limit=50"}}
 	}},
-	{"emails, recipient", "/dashboard/emails", func(w *world, _ *rand.Rand) []call {
+	{"emails-recipient", "/dashboard/emails", func(w *world, _ *rand.Rand) []call {
 		return []call{{"GET /emails?recipient= (one customer)", "/emails?limit=50&recipient=" + url.QueryEscape(w.Recipient)}}
 	}},
-	{"emails, subject matching nothing", "/dashboard/emails", func(*world, *rand.Rand) []call {
+	{"emails-subject-no-match", "/dashboard/emails", func(*world, *rand.Rand) []call {
 		return []call{{"GET /emails?subjectContains= (no match)", "/emails?limit=50&subjectContains=no-such-subject"}}
 	}},
 	{"email", "/dashboard/emails/x", func(w *world, r *rand.Rand) []call {
@@ -153,7 +153,7 @@ func (b *browser) view(ctx context.Context, p page, w *world, r *rand.Rand, t *t
 
 // browse has every user open pages at random, one after another, from now
 // through warm-up and the window; timings hold the window's.
-func browse(ctx context.Context, base string, sessions []string, w *world, warmup, window time.Duration) *timings {
+func browse(ctx context.Context, base string, sessions []string, w *world, pages []page, warmup, window time.Duration) *timings {
 	t := &timings{byLabel: map[string][]time.Duration{}, errors: map[string]int{}, bytes: map[string]int64{}}
 	from := time.Now().Add(warmup)
 	to := from.Add(window)

@@ -79,7 +79,7 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) (err error) {
 	}
 	progress("%d users browsing: %s warm-up, then %s measured", o.users, o.warmup, o.duration)
 	rep.loadAtStart = machine.LoadAverage()
-	rep.timings = browse(ctx, svc.URL, sessions, w, o.warmup, o.duration)
+	rep.timings = browse(ctx, svc.URL, sessions, w, o.pages, o.warmup, o.duration)
 	rep.loadAtEnd = machine.LoadAverage()
 	for _, n := range svc.Finish(ctx) {
 		rep.note("%s", n)

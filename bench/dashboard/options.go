@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/carteiro/carteiro/bench/internal/database"
@@ -20,6 +22,7 @@ type options struct {
 	warmup   time.Duration
 	duration time.Duration
 	keep     bool
+	pages    []page // the pages the users open, of pages
 	args     []string
 }
 
@@ -34,11 +37,17 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.users, "users", 10, "concurrent dashboard users (issue 26: 10)")
 	fs.DurationVar(&o.warmup, "warmup", 3*time.Second, "time the users browse before the measured window")
 	fs.DurationVar(&o.duration, "duration", 30*time.Second, "measured window")
+	var only string
+	fs.StringVar(&only, "pages", "", "comma-separated names of the pages the users open (default: all of "+pageNames(pages)+")")
 	fs.BoolVar(&o.keep, "keep", false, "keep the temporary directory (database, log) and the PostgreSQL schema")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
 	var errs []error
+	var err error
+	if o.pages, err = choosePages(only); err != nil {
+		errs = append(errs, err)
+	}
 	if o.store != "sqlite" && o.store != "postgres" {
 		errs = append(errs, fmt.Errorf("-store: want sqlite or postgres, got %q", o.store))
 	}
@@ -52,4 +61,29 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		errs = append(errs, errors.New("-users and -duration must be positive, -warmup not negative"))
 	}
 	return o, errors.Join(errs...)
+}
+
+// pageNames lists the names of ps.
+func pageNames(ps []page) string {
+	names := make([]string, len(ps))
+	for i, p := range ps {
+		names[i] = p.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// choosePages returns the pages named in list, or all of them for "".
+func choosePages(list string) ([]page, error) {
+	if list == "" {
+		return pages, nil
+	}
+	var chosen []page
+	for _, name := range strings.Split(list, ",") {
+		i := slices.IndexFunc(pages, func(p page) bool { return p.Name == strings.TrimSpace(name) })
+		if i < 0 {
+			return nil, fmt.Errorf("-pages: no page %q (pages: %s)", name, pageNames(pages))
+		}
+		chosen = append(chosen, pages[i])
+	}
+	return chosen, nil
 }

@@ -46,6 +46,7 @@ func (r *report) write(w io.Writer) {
 	row("command", "`go run ./bench/dashboard %s`", strings.Join(o.args, " "))
 	row("data", "%d emails of one organization (live): %d sent through POST /emails/batch (sandbox: delivered, opened, clicked, bounced, complained, failed; tag campaign) in %s, then copied with recipients, timelines and tags in %d rounds in %s (%.0f emails/s), ANALYZE %s",
 		g.Emails, o.seed, r.seedTook.Round(time.Millisecond), g.Rounds, g.Took.Round(time.Second), float64(g.Emails-int64(o.seed))/max(g.Took.Seconds(), 0.001), r.analyzeTook.Round(time.Millisecond))
+	row("pages", "%d of %d: %s", len(o.pages), len(pages), pageNames(o.pages))
 	row("load", "%d users, each signed in (a member's session) with a connection of its own, opening pages at random one after another: the page, then its platform calls in turn; %s warm-up, %s measured; first byte is the time to the answer's status line and headers, over loopback; a page's row is its slowest request", o.users, o.warmup, o.duration)
 	for _, n := range r.notes {
 		row("note", "%s", n)
