@@ -1,53 +1,32 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"time"
+
+	"github.com/carteiro/carteiro/bench/internal/apiclient"
 )
 
 // apiClient calls Carteiro's HTTP API with the live key over kept-alive
 // connections, enough of them for every benchmark client at once.
 type apiClient struct {
-	base string
-	key  string
-	http *http.Client
+	*apiclient.Client
+	key string
 	// recipientDomains are the domains emails are sent to, in turn; none
 	// means defaultRecipientDomain (the relay's sink takes any).
 	recipientDomains []string
 }
 
 func newAPIClient(base, key string, clients int) *apiClient {
-	tr := &http.Transport{
-		MaxIdleConns:        2 * clients,
-		MaxIdleConnsPerHost: 2 * clients,
-		IdleConnTimeout:     time.Minute,
-		DisableCompression:  true,
-	}
-	return &apiClient{base: base, key: key, http: &http.Client{Transport: tr, Timeout: time.Minute}}
+	return &apiClient{Client: apiclient.New(base, 2*clients, time.Minute), key: key}
 }
 
 // post sends body (already JSON) and returns the status and response body.
 func (c *apiClient) post(ctx context.Context, path string, body []byte) (int, []byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+path, bytes.NewReader(body))
-	if err != nil {
-		return 0, nil, err
-	}
-	req.Header.Set("Authorization", "Bearer "+c.key)
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return 0, nil, err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	return resp.StatusCode, data, err
+	return c.Do(ctx, http.MethodPost, path, c.key, body)
 }
 
 // postJSON sends v and decodes a response with status want into out.
@@ -61,7 +40,7 @@ func (c *apiClient) postJSON(ctx context.Context, path string, v any, want int, 
 	}
 	status, data, err := c.post(ctx, path, body)
 	if err != nil {
-		return fmt.Errorf("POST %s: %w", path, err)
+		return err
 	}
 	if status != want {
 		return fmt.Errorf("POST %s: status %d, want %d: %s", path, status, want, data)

@@ -11,6 +11,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"time"
+
+	"github.com/carteiro/carteiro/bench/internal/child"
+	"github.com/carteiro/carteiro/bench/internal/latency"
+	"github.com/carteiro/carteiro/internal/testutil"
 )
 
 // seedInfo is what a later run needs of a seed database the benchmark made
@@ -29,7 +33,7 @@ const seedEmails = 1000
 // loadOrMakeSeed returns the seed at path, making it first when missing:
 // a fresh server accepts and delivers seedEmails through the API, stops,
 // and the file is grown to size bytes.
-func loadOrMakeSeed(ctx context.Context, o options, bin, dir string, sk *sink, dns *dnsServer, progress func(string, ...any)) (seedInfo, error) {
+func loadOrMakeSeed(ctx context.Context, o options, bin, dir string, sk *sink, dns *testutil.DNSServer, progress func(string, ...any)) (seedInfo, error) {
 	var info seedInfo
 	meta := o.seed + ".json"
 	if b, err := os.ReadFile(meta); err == nil {
@@ -43,7 +47,7 @@ func loadOrMakeSeed(ctx context.Context, o options, bin, dir string, sk *sink, d
 		return info, fmt.Errorf("%s exists without %s: remove it to make a new seed", o.seed, meta)
 	}
 	progress("making the seed %s: a fresh server, %d emails through the API, then grown to %d MB", o.seed, seedEmails, o.seedSize>>20)
-	srv, err := startCarteiro(bin, dir, "all", serverEnv("sqlite:"+o.seed, sk.Addr(), dns.Addr(), ""), "")
+	srv, err := child.Start(bin, dir, "all", serverEnv("sqlite:"+o.seed, sk.Addr(), dns.Addr(), ""), "")
 	if err != nil {
 		return info, err
 	}
@@ -83,7 +87,7 @@ func loadOrMakeSeed(ctx context.Context, o options, bin, dir string, sk *sink, d
 // VACUUM INTO the command used before copies it (run from this process
 // with the same SQLite library, to compare in one run). Each copy's time is
 // set against `cp` of the same file.
-func runBackup(ctx context.Context, o options, bin, dir string, sk *sink, dns *dnsServer, stdout io.Writer, progress func(string, ...any)) error {
+func runBackup(ctx context.Context, o options, bin, dir string, sk *sink, dns *testutil.DNSServer, stdout io.Writer, progress func(string, ...any)) error {
 	info, err := loadOrMakeSeed(ctx, o, bin, dir, sk, dns, progress)
 	if err != nil {
 		return err
@@ -106,7 +110,7 @@ func runBackup(ctx context.Context, o options, bin, dir string, sk *sink, dns *d
 	progress("cp of %d MB: %s, then sync %s", size>>20, cpTook.Round(time.Millisecond), syncTook.Round(time.Millisecond))
 
 	env := serverEnv("sqlite:"+live, sk.Addr(), dns.Addr(), "")
-	srv, err := startCarteiro(bin, dir, "all", env, info.LiveKey)
+	srv, err := child.Start(bin, dir, "all", env, info.LiveKey)
 	if err != nil {
 		return err
 	}
@@ -161,12 +165,12 @@ func runBackup(ctx context.Context, o options, bin, dir string, sk *sink, dns *d
 		name string
 		run  duringRun
 	}{{"accept alone", alone}, {"accept during carteiro backup", withBackup}, {"accept during VACUUM INTO", withVacuum}} {
-		lat := summarize(r.run.tally.latencies)
+		lat := latency.Summarize(r.run.tally.latencies)
 		rep.row(r.name+": rate, p50 / p99 / max", "%s over %s; %s / %s / %s; %s", perSecond(float64(r.run.tally.accepted)/r.run.took.Seconds()),
 			r.run.took.Round(time.Millisecond), millis(lat.P50), millis(lat.P99), millis(lat.Max), statusCounts(r.run.tally.statuses))
 	}
 	rep.row("the copy", "integrity_check: %s; %s emails, %s committed when the backup started", okOr(checkErr), thousands(inCopy), thousands(before))
-	aloneP99, backupP99 := summarize(alone.tally.latencies).P99, summarize(withBackup.tally.latencies).P99
+	aloneP99, backupP99 := latency.Summarize(alone.tally.latencies).P99, latency.Summarize(withBackup.tally.latencies).P99
 	rep.check("backup ≤ 2× cp", fmt.Sprintf("%.2f×", withBackup.took.Seconds()/cpTook.Seconds()), withBackup.took <= 2*cpTook)
 	rep.check(fmt.Sprintf("accept p99 during backup ≤ 2× alone (%s)", millis(aloneP99)), millis(backupP99), backupP99 > 0 && backupP99 <= 2*aloneP99)
 	rep.check("the copy passes integrity_check and holds every email committed before it started", fmt.Sprintf("%s emails of %s", thousands(inCopy), thousands(before)),

@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/carteiro/carteiro/bench/internal/latency"
+	"github.com/carteiro/carteiro/bench/internal/machine"
 )
 
 // timedRun is what measureTimed saw: the tally of the window and the CPU
@@ -32,15 +35,15 @@ func measureTimed(ctx context.Context, o options, api *apiClient, submissionAddr
 	go func() { result <- runTimed(ctx, o.clients, o.warmup, o.duration, emailsPerCall(o), send) }()
 	r := timedRun{window: o.duration}
 	sleep(ctx, o.warmup)
-	cpu0, err0 := cpuTime(pid)
-	self0, sink0 := selfCPUTime(), sk.Count()
-	all0, errAll0 := readMachineCPU()
+	cpu0, err0 := machine.ProcessCPU(pid)
+	self0, sink0 := machine.SelfCPU(), sk.Count()
+	all0, errAll0 := machine.ReadCPU()
 	sleep(ctx, o.duration)
-	cpu1, err1 := cpuTime(pid)
-	self1, sink1 := selfCPUTime(), sk.Count()
-	all1, errAll1 := readMachineCPU()
+	cpu1, err1 := machine.ProcessCPU(pid)
+	self1, sink1 := machine.SelfCPU(), sk.Count()
+	all1, errAll1 := machine.ReadCPU()
 	if errAll0 == nil && errAll1 == nil {
-		r.machineBusy = all1.since(all0)
+		r.machineBusy = all1.Since(all0)
 	}
 	r.tally = <-result
 	r.serverCPU, r.loadCPU, r.deliveredDuring = cpu1-cpu0, self1-self0, sink1-sink0
@@ -65,7 +68,7 @@ func describeSMTP(rep *report, o options, r, accept timedRun) {
 	describeTimed(rep, o, r)
 	rate := float64(r.tally.accepted) / r.window.Seconds()
 	acceptRate := float64(accept.tally.accepted) / accept.window.Seconds()
-	lat, acceptLat := summarize(r.tally.latencies), summarize(accept.tally.latencies)
+	lat, acceptLat := latency.Summarize(r.tally.latencies), latency.Summarize(accept.tally.latencies)
 	rep.row("session reuse", "%d messages per SMTP session (RSET, MAIL again), then QUIT and a new STARTTLS + AUTH", messagesPerSession)
 	rep.row("client", "%s", map[bool]string{true: "pipelines RSET, MAIL, RCPT and DATA in one write (RFC 2920): two round trips per message",
 		false: "waits for each reply: five round trips per message"}[o.smtpPipelining])
@@ -77,7 +80,7 @@ func describeSMTP(rep *report, o options, r, accept timedRun) {
 func describeTimed(rep *report, o options, r timedRun) {
 	t := r.tally
 	rate := float64(t.accepted) / r.window.Seconds()
-	lat := summarize(t.latencies)
+	lat := latency.Summarize(t.latencies)
 	rep.row("emails accepted per second", "**%s** (%s in %s)", perSecond(rate), thousands(t.accepted), r.window)
 	rep.row("calls", "%s (%s), %d email(s) each", thousands(t.calls), perSecond(float64(t.calls)/r.window.Seconds()), emailsPerCall(o))
 	rep.row("latency per call p50 / p90 / p99 / max", "%s / %s / %s / %s", millis(lat.P50), millis(lat.P90), millis(lat.P99), millis(lat.Max))
@@ -127,7 +130,7 @@ func describeE2E(rep *report, o options, r e2eResult, unsigned int64) {
 	if deliverSpan > 0 {
 		deliverRate = float64(r.delivered) / deliverSpan.Seconds()
 	}
-	lat := summarize(t.latencies)
+	lat := latency.Summarize(t.latencies)
 	rep.row("emails accepted", "%s of %s in %s: **%s**", thousands(t.accepted), thousands(int64(o.emails)), r.submitted.Round(time.Millisecond), perSecond(acceptRate))
 	rep.row("batch latency p50 / p90 / p99 / max", "%s / %s / %s / %s", millis(lat.P50), millis(lat.P90), millis(lat.P99), millis(lat.Max))
 	rep.row("answers by status", "%s; items refused: %s", statusCounts(t.statuses), thousands(t.itemErrors))

@@ -12,6 +12,11 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/carteiro/carteiro/bench/internal/child"
+	"github.com/carteiro/carteiro/bench/internal/database"
+	"github.com/carteiro/carteiro/bench/internal/machine"
+	"github.com/carteiro/carteiro/internal/testutil"
 )
 
 // The direct scenario (issue 32, D80): the e2e scenario through the relay
@@ -52,23 +57,23 @@ type e2eRun struct {
 
 // runE2EOn starts a server with env (plus the run's database and DNS),
 // verifies the sending domain, runs the e2e scenario and stops the server.
-func runE2EOn(ctx context.Context, o options, bin, dir string, dns *dnsServer, sk *sink, env func(dbURL string) []string,
+func runE2EOn(ctx context.Context, o options, bin, dir string, dns *testutil.DNSServer, sk *sink, env func(dbURL string) []string,
 	domains []string, progress func(string, ...any)) (*e2eRun, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	db, err := newDatabase(ctx, o.store, dir, o.pgParams)
+	db, err := database.New(ctx, o.store, dir, database.DefaultPostgresURL(), o.pgParams)
 	if err != nil {
 		return nil, err
 	}
 	defer func() {
 		if !o.keep {
-			if derr := db.drop(); derr != nil {
+			if derr := db.Drop(); derr != nil {
 				progress("drop database: %v", derr)
 			}
 		}
 	}()
-	srv, err := startCarteiro(bin, dir, o.role, env(db.URL), "")
+	srv, err := child.Start(bin, dir, o.role, env(db.URL), "")
 	if err != nil {
 		return nil, err
 	}
@@ -80,12 +85,12 @@ func runE2EOn(ctx context.Context, o options, bin, dir string, dns *dnsServer, s
 		return nil, err
 	}
 	run := &e2eRun{rep: &report{opts: o, machine: describeMachine(bin), when: time.Now()}}
-	rss := startRSSSampler(srv.Pid())
-	cpu0, err0 := cpuTime(srv.Pid())
+	rss := machine.StartRSSSampler(srv.Pid(), 250*time.Millisecond)
+	cpu0, err0 := machine.ProcessCPU(srv.Pid())
 	began := time.Now()
 	run.res = runE2E(ctx, o.clients, o.emails, o.batch, o.timeout, api, sk)
 	run.wall = time.Since(began)
-	cpu1, err1 := cpuTime(srv.Pid())
+	cpu1, err1 := machine.ProcessCPU(srv.Pid())
 	if err0 == nil && err1 == nil {
 		run.cpu = cpu1 - cpu0
 	}
@@ -134,9 +139,14 @@ func runDirect(ctx context.Context, o options, bin, dir string, stdout io.Writer
 	}()
 	var tlsConfig *tls.Config
 	if o.directTLS {
-		if tlsConfig, err = selfSignedTLS(); err != nil {
-			return err
+		// Carteiro's direct delivery encrypts without authenticating the
+		// certificate (RFC 7435), so the tests' loopback one does for every
+		// exchanger address.
+		pki, err := testutil.NewPKI("benchmark exchangers")
+		if err != nil {
+			return fmt.Errorf("exchanger certificate: %w", err)
 		}
+		tlsConfig = pki.ServerTLSConfig()
 	}
 	port := "0"
 	for i := range o.destinations {
@@ -146,15 +156,11 @@ func runDirect(ctx context.Context, o options, bin, dir string, stdout io.Writer
 		}
 		exchangers = append(exchangers, x)
 		_, port, _ = net.SplitHostPort(x.addr)
-		if err := dns.Publish("A", fmt.Sprintf("mx.dest-%d.example", i), exchangerIP(i)); err != nil {
-			return err
-		}
+		dns.SetA(fmt.Sprintf("mx.dest-%d.example", i), exchangerIP(i))
 	}
 	domains, destinationOf := directDomains(o.destinations)
 	for _, d := range domains {
-		if err := dns.Publish("MX", d, fmt.Sprintf("mx.dest-%d.example", destinationOf[d])); err != nil {
-			return err
-		}
+		dns.SetMX(d, testutil.MX{Host: fmt.Sprintf("mx.dest-%d.example", destinationOf[d]), Pref: 10})
 	}
 	progress("direct: %d destinations at %s…, port %s, %d connections each", o.destinations, exchangerIP(0), port, o.destinationConnections)
 	direct, err := runE2EOn(ctx, o, bin, filepath.Join(dir, "direct"), dns, sk, func(dbURL string) []string {
@@ -186,12 +192,12 @@ func runDirect(ctx context.Context, o options, bin, dir string, stdout io.Writer
 
 // startSinkAndDNS starts the sink and the DNS server of one server under
 // test; stop stops both.
-func startSinkAndDNS() (*sink, *dnsServer, func(), error) {
+func startSinkAndDNS() (*sink, *testutil.DNSServer, func(), error) {
 	sk, err := startSink()
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	dns, err := startDNSServer()
+	dns, err := testutil.StartDNSServer()
 	if err != nil {
 		sk.Close()
 		return nil, nil, nil, err

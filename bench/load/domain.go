@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/carteiro/carteiro/internal/testutil"
 )
 
 // sendingDomain is the domain every benchmark email is sent from.
@@ -23,12 +25,23 @@ type createdDomain struct {
 	Records []dnsRecord `json:"records"`
 }
 
-// publish puts the domain's records in the benchmark's DNS server.
-func (d createdDomain) publish(dns *dnsServer) error {
+// publish puts the domain's records in the benchmark's DNS server, as a
+// customer would at their DNS provider: TXT and CNAME are the only types
+// Carteiro asks them to publish, and TXT values of one host form one set.
+func (d createdDomain) publish(dns *testutil.DNSServer) error {
+	txt := map[string][]string{}
 	for _, r := range d.Records {
-		if err := dns.Publish(r.Type, r.Host, r.Value); err != nil {
-			return err
+		switch r.Type {
+		case "TXT":
+			txt[r.Host] = append(txt[r.Host], r.Value)
+		case "CNAME":
+			dns.SetCNAME(r.Host, r.Value)
+		default:
+			return fmt.Errorf("dns: cannot publish a %s record", r.Type)
 		}
+	}
+	for host, values := range txt {
+		dns.SetTXT(host, values...)
 	}
 	return nil
 }
@@ -36,7 +49,7 @@ func (d createdDomain) publish(dns *dnsServer) error {
 // verifyDomain creates the sending domain through the API, publishes its
 // records in the benchmark's DNS server and verifies it, as a customer
 // would (D31, D32).
-func verifyDomain(ctx context.Context, api *apiClient, dns *dnsServer) (createdDomain, error) {
+func verifyDomain(ctx context.Context, api *apiClient, dns *testutil.DNSServer) (createdDomain, error) {
 	var created createdDomain
 	if err := api.postJSON(ctx, "/v1/product/domains", map[string]string{"name": sendingDomain}, http.StatusCreated, &created); err != nil {
 		return created, fmt.Errorf("create domain: %w", err)

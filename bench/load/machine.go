@@ -1,17 +1,17 @@
 package main
 
 import (
-	"bufio"
 	"debug/buildinfo"
-	"os"
 	"os/exec"
 	"runtime"
 	"strconv"
 	"strings"
+
+	"github.com/carteiro/carteiro/bench/internal/machine"
 )
 
-// machine describes where the numbers were taken.
-type machine struct {
+// machineInfo describes where the numbers were taken.
+type machineInfo struct {
 	CPUs     string // as nproc prints it
 	CPUModel string
 	MemGiB   float64
@@ -19,13 +19,13 @@ type machine struct {
 	Tree     string // commit of the server binary, "+ local changes" when dirty
 }
 
-func describeMachine(bin string) machine {
-	m := machine{Tree: sourceTree(bin), CPUs: strconv.Itoa(runtime.NumCPU()), Go: runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH}
+func describeMachine(bin string) machineInfo {
+	m := machineInfo{Tree: sourceTree(bin), CPUs: strconv.Itoa(runtime.NumCPU()), Go: runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH}
 	if out, err := exec.Command("nproc").Output(); err == nil {
 		m.CPUs = strings.TrimSpace(string(out))
 	}
-	m.CPUModel = procField("/proc/cpuinfo", "model name")
-	if kb, err := strconv.ParseFloat(strings.TrimSuffix(procField("/proc/meminfo", "MemTotal"), " kB"), 64); err == nil {
+	m.CPUModel = machine.ProcField("/proc/cpuinfo", "model name")
+	if kb, err := strconv.ParseFloat(strings.TrimSuffix(machine.ProcField("/proc/meminfo", "MemTotal"), " kB"), 64); err == nil {
 		m.MemGiB = kb / (1 << 20)
 	}
 	return m
@@ -69,22 +69,4 @@ func gitTree() string {
 		tree += " + local changes"
 	}
 	return "not stamped in the binary; the working directory is at " + tree
-}
-
-// procField returns the value of the first "key : value" line of a /proc
-// file, or "unknown".
-func procField(path, key string) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return "unknown"
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		if ok && strings.TrimSpace(k) == key {
-			return strings.TrimSpace(v)
-		}
-	}
-	return "unknown"
 }

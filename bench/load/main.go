@@ -3,52 +3,31 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
-	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
+
+	"github.com/carteiro/carteiro/bench/internal/child"
+	"github.com/carteiro/carteiro/bench/internal/cli"
+	"github.com/carteiro/carteiro/bench/internal/database"
+	"github.com/carteiro/carteiro/bench/internal/machine"
 )
 
-func main() {
-	o, err := parseOptions(os.Args[1:], os.Stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		os.Exit(0)
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "load:", err)
-		os.Exit(2)
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, o, os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "load:", err)
-		os.Exit(1)
-	}
-}
+func main() { cli.Main("load", parseOptions, run) }
 
 // run sets up the sink, the DNS server, a fresh database and the server,
 // runs the scenario, stops everything and prints the report on stdout
 // (progress goes to stderr).
 func run(ctx context.Context, o options, stdout, stderr io.Writer) (err error) {
-	progress := func(format string, args ...any) {
-		fmt.Fprintf(stderr, "%s  "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
-	}
-	dir, err := os.MkdirTemp("", "carteiro-bench-")
+	progress := cli.Progress(stderr)
+	dir, removeDir, err := cli.WorkDir("carteiro-bench-", o.keep, progress)
 	if err != nil {
 		return err
 	}
-	if o.keep {
-		progress("keeping %s", dir)
-	} else {
-		defer os.RemoveAll(dir)
-	}
+	defer removeDir()
 	bin := o.binary
 	if bin == "" {
 		progress("building ./cmd/carteiro")
-		if bin, err = buildBinary(ctx, dir); err != nil {
+		if bin, err = child.Build(ctx, dir, "load"); err != nil {
 			return err
 		}
 	}
@@ -66,13 +45,13 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) (err error) {
 	case "purge":
 		return runPurge(ctx, o, bin, dir, sk, dns, stdout, progress)
 	}
-	db, err := newDatabase(ctx, o.store, dir, o.pgParams)
+	db, err := database.New(ctx, o.store, dir, database.DefaultPostgresURL(), o.pgParams)
 	if err != nil {
 		return err
 	}
 	if !o.keep {
 		defer func() {
-			if derr := db.drop(); derr != nil {
+			if derr := db.Drop(); derr != nil {
 				err = errors.Join(err, derr)
 			}
 		}()
@@ -85,7 +64,7 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) (err error) {
 			return err
 		}
 	}
-	srv, err := startCarteiro(bin, dir, o.role, serverEnv(db.URL, sk.Addr(), dns.Addr(), submissionAddr), "")
+	srv, err := child.Start(bin, dir, o.role, serverEnv(db.URL, sk.Addr(), dns.Addr(), submissionAddr), "")
 	if err != nil {
 		return err
 	}
@@ -103,23 +82,23 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) (err error) {
 	progress("domain %s verified", sendingDomain)
 
 	rep := &report{opts: o, machine: describeMachine(bin), when: time.Now()}
-	rss := startRSSSampler(srv.Pid())
+	rss := machine.StartRSSSampler(srv.Pid(), 250*time.Millisecond)
 	if o.scenario == "e2e" {
 		progress("sending %d emails in batches of %d with %d clients, then waiting for the sink", o.emails, o.batch, o.clients)
-		cpu0, err0 := cpuTime(srv.Pid())
-		self0, began := selfCPUTime(), time.Now()
-		all0, errAll0 := readMachineCPU()
+		cpu0, err0 := machine.ProcessCPU(srv.Pid())
+		self0, began := machine.SelfCPU(), time.Now()
+		all0, errAll0 := machine.ReadCPU()
 		res := runE2E(ctx, o.clients, o.emails, o.batch, o.timeout, api, sk)
-		cpu1, err1 := cpuTime(srv.Pid())
-		all1, errAll1 := readMachineCPU()
+		cpu1, err1 := machine.ProcessCPU(srv.Pid())
+		all1, errAll1 := machine.ReadCPU()
 		describeE2E(rep, o, res, sk.Unsigned())
 		if err0 == nil && err1 == nil {
 			wall := time.Since(began)
 			rep.row("CPU over the run: server / load generator", "%s / %s of one core (the machine has %s)",
-				percentOfCore(cpu1-cpu0, wall), percentOfCore(selfCPUTime()-self0, wall), rep.machine.CPUs)
+				percentOfCore(cpu1-cpu0, wall), percentOfCore(machine.SelfCPU()-self0, wall), rep.machine.CPUs)
 		}
 		if errAll0 == nil && errAll1 == nil {
-			rep.row("whole machine over the run (all CPUs, database included)", "%s", all1.since(all0))
+			rep.row("whole machine over the run (all CPUs, database included)", "%s", all1.Since(all0))
 		}
 	} else if o.scenario == "smtp" {
 		// The accept run first, on the same server, is the yardstick of
@@ -138,7 +117,7 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) (err error) {
 		progress("%s: %d clients, %s warm-up then %s measured", o.scenario, o.clients, o.warmup, o.duration)
 		describeTimed(rep, o, measureTimed(ctx, o, api, "", srv.Pid(), sk))
 	}
-	_, hwm, hwmErr := memoryStatus(srv.Pid())
+	_, hwm, hwmErr := machine.MemoryStatus(srv.Pid())
 	peak, rssErr := rss.Stop()
 	describeMemory(rep, peak, hwm, errors.Join(hwmErr, rssErr))
 

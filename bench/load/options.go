@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/carteiro/carteiro/bench/internal/database"
 )
 
 // options are the command-line flags.
@@ -40,7 +42,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("load", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&o.store, "store", "sqlite", "sqlite or postgres (a fresh schema in "+postgresAdminURL+")")
+	fs.StringVar(&o.store, "store", "sqlite", "sqlite or postgres (a fresh schema in "+database.DefaultPostgresURL()+")")
 	fs.StringVar(&o.scenario, "scenario", "accept", "accept (single POST /emails), batch (POST /emails/batch of 100), e2e (send -emails and wait for delivery), direct (e2e through the relay, then with direct delivery to -destinations exchangers), smtp (5 KB messages over SMTP submission with STARTTLS, after an accept run on the same server for comparison), backup (accept alone, then during carteiro backup and during VACUUM INTO of the -seed database; SQLite) or purge (accept alone, then during the retention purge of -old emails)")
 	fs.IntVar(&o.clients, "clients", 32, "concurrent clients")
 	fs.DurationVar(&o.duration, "duration", 20*time.Second, "measured time of accept and batch, after the warm-up")

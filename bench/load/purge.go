@@ -13,6 +13,11 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/carteiro/carteiro/bench/internal/child"
+	"github.com/carteiro/carteiro/bench/internal/database"
+	"github.com/carteiro/carteiro/bench/internal/latency"
+	"github.com/carteiro/carteiro/internal/testutil"
 )
 
 // day is a day in the microseconds the store keeps times in.
@@ -29,16 +34,16 @@ var keepForever = []string{"CARTEIRO_CONTENT_RETENTION=0", "CARTEIRO_LOG_RETENTI
 // runs the same accept load twice: with retention off, and started with
 // the default retention, whose purge runs at start; the second run lasts
 // until the purge's pass ends (its metrics move then).
-func runPurge(ctx context.Context, o options, bin, dir string, sk *sink, dns *dnsServer, stdout io.Writer, progress func(string, ...any)) (err error) {
-	db, err := newDatabase(ctx, o.store, dir, o.pgParams)
+func runPurge(ctx context.Context, o options, bin, dir string, sk *sink, dns *testutil.DNSServer, stdout io.Writer, progress func(string, ...any)) (err error) {
+	db, err := database.New(ctx, o.store, dir, database.DefaultPostgresURL(), o.pgParams)
 	if err != nil {
 		return err
 	}
 	if !o.keep {
-		defer func() { err = errors.Join(err, db.drop()) }()
+		defer func() { err = errors.Join(err, db.Drop()) }()
 	}
 	env := serverEnv(db.URL, sk.Addr(), dns.Addr(), "")
-	srv, err := startCarteiro(bin, dir, "all", append(env, keepForever...), "")
+	srv, err := child.Start(bin, dir, "all", append(env, keepForever...), "")
 	if err != nil {
 		return err
 	}
@@ -61,7 +66,7 @@ func runPurge(ctx context.Context, o options, bin, dir string, sk *sink, dns *dn
 	rep := &report{opts: o, machine: describeMachine(bin), when: time.Now()}
 
 	progress("accept with retention off: %d clients for %s", o.clients, o.duration)
-	srv, err = startCarteiro(bin, dir, "all", append(env, keepForever...), key)
+	srv, err = child.Start(bin, dir, "all", append(env, keepForever...), key)
 	if err != nil {
 		return err
 	}
@@ -73,7 +78,7 @@ func runPurge(ctx context.Context, o options, bin, dir string, sk *sink, dns *dn
 
 	progress("accept while the purge runs (default retention; the purge starts with the server)")
 	started := time.Now()
-	srv, err = startCarteiro(bin, dir, "all", env, key)
+	srv, err = child.Start(bin, dir, "all", env, key)
 	if err != nil {
 		return err
 	}
@@ -105,11 +110,11 @@ func runPurge(ctx context.Context, o options, bin, dir string, sk *sink, dns *dn
 		name string
 		run  duringRun
 	}{{"accept, retention off", alone}, {"accept during the purge", withPurge}} {
-		lat := summarize(r.run.tally.latencies)
+		lat := latency.Summarize(r.run.tally.latencies)
 		rep.row(r.name+": rate, p50 / p99 / max", "%s over %s; %s / %s / %s; %s", perSecond(float64(r.run.tally.accepted)/r.run.took.Seconds()),
 			r.run.took.Round(time.Millisecond), millis(lat.P50), millis(lat.P99), millis(lat.Max), statusCounts(r.run.tally.statuses))
 	}
-	aloneP99, purgeP99 := summarize(alone.tally.latencies).P99, summarize(withPurge.tally.latencies).P99
+	aloneP99, purgeP99 := latency.Summarize(alone.tally.latencies).P99, latency.Summarize(withPurge.tally.latencies).P99
 	rep.check(fmt.Sprintf("accept p99 during the purge ≤ 2× without (%s)", millis(aloneP99)), millis(purgeP99), purgeP99 > 0 && purgeP99 <= 2*aloneP99)
 	rep.check("every seeded email purged in the pass", fmt.Sprintf("%s of %s", thousands(purged["email"]+purged["email_content"]), thousands(int64(o.old))),
 		purged["email"]+purged["email_content"] == int64(o.old))

@@ -14,7 +14,7 @@ import (
 // docs/benchmarks.md.
 type report struct {
 	opts    options
-	machine machine
+	machine machineInfo
 	when    time.Time
 	rows    [][2]string
 	targets []target

@@ -26,6 +26,9 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/carteiro/carteiro/bench/internal/child"
+	"github.com/carteiro/carteiro/bench/internal/machine"
 )
 
 func main() {
@@ -47,18 +50,18 @@ func run(binary string, clients, size int, inflight string) error {
 	}
 	defer os.RemoveAll(dir)
 	if binary == "" {
-		if binary, err = buildBinary(context.Background(), dir); err != nil {
+		if binary, err = child.Build(context.Background(), dir, "memory"); err != nil {
 			return err
 		}
 	}
 	env := serverEnv("sqlite:"+filepath.Join(dir, "carteiro.db"), inflight)
-	c, err := startCarteiro(binary, dir, env)
+	c, err := child.Start(binary, dir, "api", env, "")
 	if err != nil {
 		return err
 	}
 	defer func() { _ = c.Stop() }()
 
-	_, idle, err := memoryStatus(c.Pid())
+	_, idle, err := machine.MemoryStatus(c.Pid())
 	if err != nil {
 		return err
 	}
@@ -66,12 +69,13 @@ func run(binary string, clients, size int, inflight string) error {
 	if err != nil {
 		return err
 	}
-	peak := newPeakSampler(c.Pid())
+	// a second view of the peak, VmRSS every 10 ms
+	peak := machine.StartRSSSampler(c.Pid(), 10*time.Millisecond)
 	start := time.Now()
 	statuses := sendAll(c, body, clients)
 	elapsed := time.Since(start)
-	peak.stop()
-	_, hwm, err := memoryStatus(c.Pid())
+	peakRSS, _ := peak.Stop()
+	_, hwm, err := machine.MemoryStatus(c.Pid())
 	if err != nil {
 		return err
 	}
@@ -79,7 +83,7 @@ func run(binary string, clients, size int, inflight string) error {
 	fmt.Printf("requests:      %d concurrent POST /emails, %d-byte attachment, %d-byte bodies\n", clients, size, len(body))
 	fmt.Printf("answers:       %v in %s\n", statuses, elapsed.Round(time.Millisecond))
 	fmt.Printf("peak RSS idle: %d MiB (VmHWM before the requests)\n", idle>>20)
-	fmt.Printf("peak RSS:      %d MiB (VmHWM after; sampled VmRSS max %d MiB)\n", hwm>>20, peak.max()>>20)
+	fmt.Printf("peak RSS:      %d MiB (VmHWM after; sampled VmRSS max %d MiB)\n", hwm>>20, peakRSS>>20)
 	fmt.Printf("per request:   %.1fx the body ((peak - idle) / clients / body)\n", float64(hwm-idle)/float64(clients)/float64(len(body)))
 	return nil
 }
@@ -100,7 +104,7 @@ func emailWithAttachment(size int) ([]byte, error) {
 }
 
 // sendAll sends body from n clients at once and counts the answers by status.
-func sendAll(c *carteiro, body []byte, n int) map[int]int {
+func sendAll(c *child.Carteiro, body []byte, n int) map[int]int {
 	var mu sync.Mutex
 	statuses := map[int]int{}
 	var wg sync.WaitGroup
@@ -118,7 +122,7 @@ func sendAll(c *carteiro, body []byte, n int) map[int]int {
 	return statuses
 }
 
-func post(c *carteiro, body []byte) int {
+func post(c *child.Carteiro, body []byte) int {
 	req, err := http.NewRequest("POST", c.URL+"/v1/product/emails", bytes.NewReader(body))
 	if err != nil {
 		return -1
@@ -134,38 +138,3 @@ func post(c *carteiro, body []byte) int {
 	_, _ = io.Copy(io.Discard, resp.Body)
 	return resp.StatusCode
 }
-
-// peakSampler reads VmRSS every 10 ms, a second view of the peak.
-type peakSampler struct {
-	mu   sync.Mutex
-	peak int64
-	done chan struct{}
-	wg   sync.WaitGroup
-}
-
-func newPeakSampler(pid int) *peakSampler {
-	s := &peakSampler{done: make(chan struct{})}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		t := time.NewTicker(10 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-s.done:
-				return
-			case <-t.C:
-				if rss, _, err := memoryStatus(pid); err == nil {
-					s.mu.Lock()
-					s.peak = max(s.peak, rss)
-					s.mu.Unlock()
-				}
-			}
-		}
-	}()
-	return s
-}
-
-func (s *peakSampler) stop() { close(s.done); s.wg.Wait() }
-
-func (s *peakSampler) max() int64 { s.mu.Lock(); defer s.mu.Unlock(); return s.peak }

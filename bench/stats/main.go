@@ -3,87 +3,38 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"path/filepath"
-	"runtime/pprof"
-	"syscall"
 	"time"
 
 	"github.com/carteiro/carteiro"
+	"github.com/carteiro/carteiro/bench/internal/apiclient"
+	"github.com/carteiro/carteiro/bench/internal/cli"
+	"github.com/carteiro/carteiro/bench/internal/machine"
+	"github.com/carteiro/carteiro/bench/internal/service"
 )
 
-func main() {
-	o, err := parseOptions(os.Args[1:], os.Stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		os.Exit(0)
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "stats:", err)
-		os.Exit(2)
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, o, os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "stats:", err)
-		os.Exit(1)
-	}
-}
-
-// startProfile writes a CPU profile of this process (service and clients
-// together) to path until the returned function is called.
-func startProfile(path string) (func(), error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, fmt.Errorf("cpu profile: %w", err)
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("cpu profile: %w", err)
-	}
-	return func() { pprof.StopCPUProfile(); f.Close() }, nil
-}
+func main() { cli.Main("stats", parseOptions, run) }
 
 // run starts the service on a fresh database, writes the history, checks
 // and times each query, stops everything and prints the report on stdout
 // (progress goes to stderr).
 func run(ctx context.Context, o options, stdout, stderr io.Writer) (err error) {
-	progress := func(format string, args ...any) {
-		fmt.Fprintf(stderr, "%s  "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
-	}
-	rep := &report{opts: o, machine: describeMachine(), when: time.Now()}
-	dir, err := os.MkdirTemp("", "carteiro-bench-stats-")
+	progress := cli.Progress(stderr)
+	rep := &report{opts: o, machine: machine.Describe(), when: time.Now()}
+	dir, removeDir, err := cli.WorkDir("carteiro-bench-stats-", o.keep, progress)
 	if err != nil {
 		return err
 	}
-	if o.keep {
-		progress("keeping %s", dir)
-	} else {
-		defer os.RemoveAll(dir)
-	}
-	db, err := newDatabase(ctx, o.store, dir, o.pgURL)
+	defer removeDir()
+	svc, err := service.StartFresh(ctx, dir, o.store, o.pgURL, o.keep, nil, 0)
 	if err != nil {
 		return err
 	}
-	if !o.keep {
-		defer func() { err = errors.Join(err, db.drop()) }()
-	}
-	svc, err := startService(ctx, db.URL, filepath.Join(dir, "carteiro.log"), nil, 0)
-	if err != nil {
-		return err
-	}
-	stopped := false
-	defer func() {
-		if !stopped {
-			err = errors.Join(err, svc.stop())
-		}
-	}()
+	defer func() { err = errors.Join(err, svc.Close()) }()
 	progress("carteiro (%s) at %s, log %s", o.store, svc.URL, svc.LogPath)
-	api := newAPIClient(svc.URL, o.clients+2)
-	domainID, err := api.createDomain(ctx, svc.LiveKey, "stats.bench.example")
+	api := apiclient.New(svc.URL, o.clients+2, 30*time.Second)
+	domainID, err := api.CreateDomain(ctx, svc.LiveKey, "stats.bench.example")
 	if err != nil {
 		return err
 	}
@@ -94,13 +45,11 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) (err error) {
 		return err
 	}
 	progress("wrote %d hourly keys (%d AddStats calls) in %s", rep.history.Rows, rep.history.Calls, rep.history.Took.Round(time.Millisecond))
-	if o.profile != "" {
-		stopProfile, err := startProfile(o.profile)
-		if err != nil {
-			return err
-		}
-		defer stopProfile()
+	stopProfile, err := cli.StartCPUProfile(o.profile)
+	if err != nil {
+		return err
 	}
+	defer stopProfile()
 	for _, name := range o.queries {
 		q := queryShapes[name]
 		size, first, err := check(ctx, api, svc.LiveKey, rep.history, q)
@@ -115,13 +64,9 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) (err error) {
 			break
 		}
 	}
-	rep.loadAtEnd = loadAverage()
-	stopped = true
-	if serr := svc.stop(); serr != nil {
-		rep.note("The service did not stop cleanly: %v.", serr)
-	}
-	if ctx.Err() != nil {
-		rep.note("Interrupted before the end: these figures cover only part of the run.")
+	rep.loadAtEnd = machine.LoadAverage()
+	for _, n := range svc.Finish(ctx) {
+		rep.note("%s", n)
 	}
 	rep.write(stdout)
 	return nil

@@ -7,6 +7,10 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/carteiro/carteiro/bench/internal/apiclient"
+	"github.com/carteiro/carteiro/bench/internal/latency"
+	"github.com/carteiro/carteiro/bench/internal/machine"
 )
 
 // statsAnswer is the part of GET /stats' answer that is checked (D54).
@@ -31,9 +35,9 @@ func (c counts) array() [7]int64 {
 // answer's size in bytes and how long it took: the first answer of a query
 // reads every day from the database, later ones read the settled days from
 // the service's memory (docs/architecture.md, "Statistics counters").
-func check(ctx context.Context, api *apiClient, key string, h history, q queryShape) (int, time.Duration, error) {
+func check(ctx context.Context, api *apiclient.Client, key string, h history, q queryShape) (int, time.Duration, error) {
 	began := time.Now()
-	status, body, err := api.get(ctx, q.path(h), key)
+	status, body, err := api.Do(ctx, http.MethodGet, q.path(h), key, nil)
 	took := time.Since(began)
 	if err != nil {
 		return 0, took, err
@@ -75,7 +79,7 @@ type result struct {
 
 // measure runs path from clients concurrent clients for warmup, then for
 // duration, keeping the latency of requests started in the second part.
-func measure(ctx context.Context, api *apiClient, key, path string, clients int, warmup, duration time.Duration) result {
+func measure(ctx context.Context, api *apiclient.Client, key, path string, clients int, warmup, duration time.Duration) result {
 	start := time.Now()
 	from, until := start.Add(warmup), start.Add(warmup+duration)
 	var mu sync.Mutex
@@ -83,8 +87,8 @@ func measure(ctx context.Context, api *apiClient, key, path string, clients int,
 	var wg sync.WaitGroup
 	type sample struct {
 		cpu   time.Duration
-		ticks cpuTicks
-		ok    bool
+		ticks machine.CPU
+		err   error
 	}
 	cpuAt := make(chan sample, 1)
 	go func() { // sample CPU when the measured part begins
@@ -92,8 +96,8 @@ func measure(ctx context.Context, api *apiClient, key, path string, clients int,
 		case <-time.After(time.Until(from)):
 		case <-ctx.Done():
 		}
-		ticks, ok := machineTicks()
-		cpuAt <- sample{processCPU(), ticks, ok}
+		ticks, err := machine.ReadCPU()
+		cpuAt <- sample{machine.SelfCPU(), ticks, err}
 	}()
 	for range clients {
 		wg.Go(func() {
@@ -105,7 +109,7 @@ func measure(ctx context.Context, api *apiClient, key, path string, clients int,
 				if !began.Before(until) {
 					break
 				}
-				status, body, err := api.get(ctx, path, key)
+				status, body, err := api.Do(ctx, http.MethodGet, path, key, nil)
 				took := time.Since(began)
 				if err == nil && status != http.StatusOK {
 					err = fmt.Errorf("status %d: %.200s", status, body)
@@ -133,11 +137,11 @@ func measure(ctx context.Context, api *apiClient, key, path string, clients int,
 	}
 	wg.Wait()
 	first := <-cpuAt
-	r.CPU = processCPU() - first.cpu
-	ticks, ok := machineTicks()
-	r.Busy = busyShare(first.ticks, ticks, first.ok, ok)
+	r.CPU = machine.SelfCPU() - first.cpu
+	ticks, err := machine.ReadCPU()
+	r.Busy = machine.BusyFraction(first.ticks, ticks, first.err, err)
 	r.Seconds = time.Since(from).Seconds()
 	r.Requests = len(r.Latencies) + r.Errors
-	r.Latencies = sortedCopy(r.Latencies)
+	r.Latencies = latency.SortedCopy(r.Latencies)
 	return r
 }

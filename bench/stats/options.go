@@ -5,9 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
+
+	"github.com/carteiro/carteiro/bench/internal/database"
 )
 
 // options are the command line.
@@ -25,20 +26,13 @@ type options struct {
 	args        []string
 }
 
-func defaultPostgresURL() string {
-	if u := os.Getenv("CARTEIRO_TEST_POSTGRES_URL"); u != "" {
-		return u
-	}
-	return "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
-}
-
 func parseOptions(args []string, stderr io.Writer) (options, error) {
 	o := options{args: args}
 	var queries string
 	fs := flag.NewFlagSet("stats", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.store, "store", "sqlite", "sqlite or postgres")
-	fs.StringVar(&o.pgURL, "pg", defaultPostgresURL(), "PostgreSQL server; a fresh schema is made in it and dropped at the end")
+	fs.StringVar(&o.pgURL, "pg", database.DefaultPostgresURL(), "PostgreSQL server; a fresh schema is made in it and dropped at the end")
 	fs.IntVar(&o.days, "days", 365, "days of history, ending yesterday")
 	fs.IntVar(&o.hoursPerDay, "hours", 8, "hours with traffic per day (spread over the day)")
 	fs.IntVar(&o.clients, "clients", 8, "concurrent clients per query")

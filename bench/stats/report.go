@@ -5,6 +5,9 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/carteiro/carteiro/bench/internal/latency"
+	"github.com/carteiro/carteiro/bench/internal/machine"
 )
 
 // targetP99 is the issue's target for a year of daily buckets.
@@ -13,7 +16,7 @@ const targetP99 = 20 * time.Millisecond
 // report gathers one run's figures and prints them as Markdown.
 type report struct {
 	opts      options
-	machine   machine
+	machine   machine.Description
 	when      time.Time
 	history   history
 	results   []result
@@ -33,8 +36,8 @@ func (r *report) write(w io.Writer) {
 	fmt.Fprintf(w, "### GET /stats: %s, %d days of history\n\n| | |\n|---|---|\n", o.store, o.days)
 	row := func(k, format string, args ...any) { fmt.Fprintf(w, "| %s | %s |\n", k, fmt.Sprintf(format, args...)) }
 	row("when", "%s", r.when.UTC().Format("2006-01-02 15:04 UTC"))
-	row("machine", "%d CPUs, %s, %s; load average %s at start, %s at end", r.machine.CPUs, r.machine.Model, r.machine.Platform, r.machine.LoadAvg, r.loadAtEnd)
-	row("go, code", "%s, commit %s", r.machine.Go, r.machine.Revision)
+	row("machine", "%s", r.machine.Summary(r.loadAtEnd))
+	row("go, code", "%s", r.machine.Code())
 	row("store", "%s", store)
 	row("command", "`go run ./bench/stats %s`", strings.Join(o.args, " "))
 	row("history", "%s to %s, %d hours a day, 1 organization (live), 1 domain, tag `%s:%s`: %d hourly keys (all emails, tag name, name:value; each also counted in its day) from %d AddStats calls, written in %s (one transaction per day)",
@@ -44,7 +47,7 @@ func (r *report) write(w io.Writer) {
 		o.clients, o.warmup, o.duration)
 	fmt.Fprintf(w, "\n| query (whole range) | buckets | answer | first answer | requests/s | p50 | p90 | **p99** | max | errors | CPU/request | machine busy | p99 ≤ 20 ms |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, res := range r.results {
-		p99 := percentile(res.Latencies, 99)
+		p99 := latency.Percentile(res.Latencies, 99)
 		ok := "NOT met"
 		if len(res.Latencies) > 0 && p99 <= targetP99 && res.Errors == 0 {
 			ok = "met"
@@ -58,8 +61,8 @@ func (r *report) write(w io.Writer) {
 			busy = fmt.Sprintf("%.0f%%", 100*res.Busy)
 		}
 		fmt.Fprintf(w, "| %s | %d | %.1f KiB | %s | %.0f | %s | %s | **%s** | %s | %d | %s | %s | %s |\n", res.Name, res.Buckets, float64(res.Bytes)/1024,
-			ms(res.First), float64(res.Requests)/res.Seconds, ms(percentile(res.Latencies, 50)), ms(percentile(res.Latencies, 90)), ms(p99),
-			ms(percentile(res.Latencies, 100)), res.Errors, ms(perRequest), busy, ok)
+			ms(res.First), float64(res.Requests)/res.Seconds, ms(latency.Percentile(res.Latencies, 50)), ms(latency.Percentile(res.Latencies, 90)), ms(p99),
+			ms(latency.Percentile(res.Latencies, 100)), res.Errors, ms(perRequest), busy, ok)
 	}
 	for _, res := range r.results {
 		if res.FirstErr != nil {

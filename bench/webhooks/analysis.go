@@ -1,6 +1,10 @@
 package main
 
-import "time"
+import (
+	"time"
+
+	"github.com/carteiro/carteiro/bench/internal/latency"
+)
 
 // window is the measured part of a run.
 type window struct{ From, To time.Time }
@@ -60,6 +64,6 @@ func analyse(arrivals []arrival, w window, known func(emailID string) bool) outc
 		}
 	}
 	o.Unique = len(first)
-	o.Latencies, o.LatenciesAll = sortedCopy(lat), sortedCopy(all)
+	o.Latencies, o.LatenciesAll = latency.SortedCopy(lat), latency.SortedCopy(all)
 	return o
 }

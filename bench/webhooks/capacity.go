@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/carteiro/carteiro/bench/internal/cli"
+	"github.com/carteiro/carteiro/bench/internal/machine"
 )
 
 // capacity is what a capacity run measured: the delivery alone, with
@@ -56,12 +59,12 @@ func measureCapacity(ctx context.Context, o options, r *rig, rep *report) error 
 	c.Queued = time.Since(began)
 	r.progress("capacity: %d deliveries pending after %s; resuming the webhooks", rep.expected, c.Queued.Round(time.Millisecond))
 
-	stopProfile, err := startProfile(o.profile)
+	stopProfile, err := cli.StartCPUProfile(o.profile)
 	if err != nil {
 		return err
 	}
-	cpu0 := processCPU()
-	t0, ok0 := machineTicks()
+	cpu0 := machine.SelfCPU()
+	t0, err0 := machine.ReadCPU()
 	resumed := time.Now()
 	for _, id := range r.hookIDs {
 		if err := setWebhookStatus(ctx, r.api, r.svc.LiveKey, id, "active"); err != nil {
@@ -73,9 +76,9 @@ func measureCapacity(ctx context.Context, o options, r *rig, rep *report) error 
 	for r.rcv.Count() < rep.expected && time.Since(resumed) < o.drain && ctx.Err() == nil {
 		time.Sleep(10 * time.Millisecond)
 	}
-	c.CPU = processCPU() - cpu0
-	t1, ok1 := machineTicks()
-	c.Busy = busyShare(t0, t1, ok0, ok1)
+	c.CPU = machine.SelfCPU() - cpu0
+	t1, err1 := machine.ReadCPU()
+	c.Busy = machine.BusyFraction(t0, t1, err0, err1)
 	stopProfile()
 
 	arrivals := r.rcv.Arrivals()

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/carteiro/carteiro/bench/internal/apiclient"
 	"github.com/carteiro/carteiro/internal/store"
 )
 
@@ -87,7 +88,7 @@ func waitForRows(ctx context.Context, st *store.Store, want int64, timeout time.
 // apiCheck asks GET /webhooks/{id}/deliveries, as a customer would, for
 // deliveries in each unfinished status (there must be none) and for a page
 // of successes (each must show one attempt answered 200).
-func apiCheck(ctx context.Context, api *apiClient, key string, hookIDs []string) error {
+func apiCheck(ctx context.Context, api *apiclient.Client, key string, hookIDs []string) error {
 	type delivery struct {
 		Status         string `json:"status"`
 		Attempts       int    `json:"attempts"`
@@ -99,7 +100,7 @@ func apiCheck(ctx context.Context, api *apiClient, key string, hookIDs []string)
 				Deliveries []delivery `json:"deliveries"`
 			}
 			path := "/v1/product/webhooks/" + id + "/deliveries?" + url.Values{"status": {status}, "limit": {"200"}}.Encode()
-			if err := api.call(ctx, http.MethodGet, path, key, nil, &out); err != nil {
+			if err := api.Call(ctx, http.MethodGet, path, key, nil, &out); err != nil {
 				return err
 			}
 			if status != "success" {

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/carteiro/carteiro/bench/internal/apiclient"
 )
 
 // generator makes events: sandbox emails (test key, D30) sent through
@@ -14,7 +16,7 @@ import (
 // they go. Every email has one recipient whose local part picks its
 // outcome, so each yields a known number of events.
 type generator struct {
-	api     *apiClient
+	api     *apiclient.Client
 	key     string
 	outcome string
 	batch   int
@@ -31,7 +33,7 @@ type generator struct {
 	firstErr error
 }
 
-func newGenerator(api *apiClient, key, outcome string, batch int, limit int64) *generator {
+func newGenerator(api *apiclient.Client, key, outcome string, batch int, limit int64) *generator {
 	return &generator{api: api, key: key, outcome: outcome, batch: batch, limit: limit, emailIDs: map[string]bool{}}
 }
 
@@ -94,7 +96,7 @@ func (g *generator) send(ctx context.Context) bool {
 		} `json:"data"`
 		Error string `json:"error"`
 	}
-	if err := g.api.call(ctx, http.MethodPost, "/v1/product/emails/batch", g.key, items, &out); err != nil {
+	if err := g.api.Call(ctx, http.MethodPost, "/v1/product/emails/batch", g.key, items, &out); err != nil {
 		g.failed.Add(1)
 		g.keepErr(err)
 		return true

@@ -5,8 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"time"
+
+	"github.com/carteiro/carteiro/bench/internal/database"
 )
 
 // options are the command line.
@@ -38,13 +39,6 @@ var eventsPerEmail = map[string]int{
 	"clicked": 4, // sent, delivered, opened, clicked
 }
 
-func defaultPostgresURL() string {
-	if u := os.Getenv("CARTEIRO_TEST_POSTGRES_URL"); u != "" {
-		return u
-	}
-	return "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
-}
-
 func parseOptions(args []string, stderr io.Writer) (options, error) {
 	o := options{args: args}
 	fs := flag.NewFlagSet("webhooks", flag.ContinueOnError)
@@ -52,7 +46,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.mode, "mode", "stream", "stream: send at -rate and measure deliveries/s and latency; capacity: queue -emails emails' deliveries with the webhooks paused, then resume them and time the delivery alone")
 	fs.IntVar(&o.emails, "emails", 5000, "capacity mode: emails to send")
 	fs.StringVar(&o.store, "store", "sqlite", "sqlite or postgres")
-	fs.StringVar(&o.pgURL, "pg", defaultPostgresURL(), "PostgreSQL server; a fresh schema is made in it and dropped at the end")
+	fs.StringVar(&o.pgURL, "pg", database.DefaultPostgresURL(), "PostgreSQL server; a fresh schema is made in it and dropped at the end")
 	fs.IntVar(&o.hooks, "hooks", 1, "webhooks subscribed to every event, each its own path on the receiver")
 	fs.StringVar(&o.outcome, "outcome", "clicked", "sandbox outcome of every email: anyone (2 events), opened (3) or clicked (4)")
 	fs.Float64Var(&o.rate, "rate", 2200, "offered deliveries per second, by default 10% above the 2,000/s target so that keeping up shows as at least 2,000/s (emails/s = rate / events per email / hooks); 0 sends as fast as the clients can")

@@ -7,6 +7,9 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/carteiro/carteiro/bench/internal/latency"
+	"github.com/carteiro/carteiro/bench/internal/machine"
 )
 
 // Targets of the "events out" issue.
@@ -18,7 +21,7 @@ const (
 // report gathers one run's figures and prints them as Markdown.
 type report struct {
 	opts    options
-	machine machine
+	machine machine.Description
 	when    time.Time
 
 	window        window
@@ -104,8 +107,8 @@ func (r *report) write(w io.Writer) {
 	fmt.Fprintf(w, "%s| | |\n|---|---|\n", title)
 	row := func(k, format string, args ...any) { fmt.Fprintf(w, "| %s | %s |\n", k, fmt.Sprintf(format, args...)) }
 	row("when", "%s", r.when.UTC().Format("2006-01-02 15:04 UTC"))
-	row("machine", "%d CPUs, %s, %s; load average %s at start, %s at end", r.machine.CPUs, r.machine.Model, r.machine.Platform, r.machine.LoadAvg, r.loadAtEnd)
-	row("go, code", "%s, commit %s", r.machine.Go, r.machine.Revision)
+	row("machine", "%s", r.machine.Summary(r.loadAtEnd))
+	row("go, code", "%s", r.machine.Code())
 	row("store", "%s", store)
 	row("command", "`go run ./bench/webhooks %s`", strings.Join(o.args, " "))
 	row("setup", "service in-process (internal/server, production queue settings%s); receiver in-process, HTTPS (own CA), %s, answers 200; each webhook signed with a secret", pollText(o.poll), recv)
@@ -128,16 +131,16 @@ func (r *report) write(w io.Writer) {
 func (r *report) writeStream(row func(k, format string, args ...any)) {
 	o, out := r.opts, r.outcome
 	rate := float64(out.Delivered) / r.window.Seconds()
-	p50, p99 := percentile(out.Latencies, 50), percentile(out.Latencies, 99)
+	p50, p99 := latency.Percentile(out.Latencies, 50), latency.Percentile(out.Latencies, 99)
 	latOK := len(out.Latencies) > 0 && p99 <= targetLatency
 	row("offered", "%s; each email → %d events × %d webhook(s) = %d deliveries", rateText(o), eventsPerEmail[o.outcome], o.hooks, o.perEmail())
 	row("emails accepted", "%d (refused items %d, failed batches %d); sender at most %s behind schedule", r.accepted, r.refused, r.failedBatches, ms(r.behind))
 	row("window", "%.0f s after %s warm-up; deliveries owed for events recorded in it: %d (%.0f/s)", r.window.Seconds(), o.warmup, out.Recorded, float64(out.Recorded)/r.window.Seconds())
 	row("**deliveries/s** (first arrivals in the window)", "**%.0f/s** — target ≥ 2,000/s: %s", rate, verdict(rate >= targetRate))
 	row("**event recorded → first attempt arrives**", "p50 %s, p90 %s, **p99 %s**, max %s — target p99 ≤ 1 s: %s",
-		ms(p50), ms(percentile(out.Latencies, 90)), ms(p99), ms(percentile(out.Latencies, 100)), verdict(latOK))
-	row("same, whole run incl. drain", "p50 %s, p99 %s, max %s (%d deliveries)", ms(percentile(out.LatenciesAll, 50)),
-		ms(percentile(out.LatenciesAll, 99)), ms(percentile(out.LatenciesAll, 100)), len(out.LatenciesAll))
+		ms(p50), ms(latency.Percentile(out.Latencies, 90)), ms(p99), ms(latency.Percentile(out.Latencies, 100)), verdict(latOK))
+	row("same, whole run incl. drain", "p50 %s, p99 %s, max %s (%d deliveries)", ms(latency.Percentile(out.LatenciesAll, 50)),
+		ms(latency.Percentile(out.LatenciesAll, 99)), ms(latency.Percentile(out.LatenciesAll, 100)), len(out.LatenciesAll))
 	row("backlog at the window's end", "%d deliveries owed, not yet arrived", r.measured.Backlog)
 	row("drain after sending stopped", "%s", r.drainText())
 	row("CPU in the window", "this process %.0f%% of one core (service, receiver and sender share the %d CPUs); whole machine %s busy",

@@ -2,10 +2,10 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"runtime/pprof"
 	"time"
+
+	"github.com/carteiro/carteiro/bench/internal/cli"
+	"github.com/carteiro/carteiro/bench/internal/machine"
 )
 
 // measureStream sends at the offered rate for warm-up plus the window,
@@ -65,41 +65,24 @@ func measureWindow(ctx context.Context, o options, w window, gen *generator, rcv
 			case <-ctx.Done():
 				return ctx.Err()
 			case <-tick.C:
-				progress("accepted %d emails, %d deliveries arrived (load %s)", gen.accepted.Load(), rcv.Count(), loadAverage())
+				progress("accepted %d emails, %d deliveries arrived (load %s)", gen.accepted.Load(), rcv.Count(), machine.LoadAverage())
 			}
 		}
 	}
 	if err := wait(w.From); err != nil {
 		return m, err
 	}
-	stopProfile, err := startProfile(o.profile)
+	stopProfile, err := cli.StartCPUProfile(o.profile)
 	if err != nil {
 		return m, err
 	}
-	cpu0 := processCPU()
-	ticks0, ok0 := machineTicks()
+	cpu0 := machine.SelfCPU()
+	ticks0, err0 := machine.ReadCPU()
 	err = wait(w.To)
-	m.CPU = processCPU() - cpu0
-	ticks1, ok1 := machineTicks()
-	m.Busy = busyShare(ticks0, ticks1, ok0, ok1)
+	m.CPU = machine.SelfCPU() - cpu0
+	ticks1, err1 := machine.ReadCPU()
+	m.Busy = machine.BusyFraction(ticks0, ticks1, err0, err1)
 	m.Backlog = gen.accepted.Load()*int64(o.perEmail()) - rcv.Count()
 	stopProfile()
 	return m, err
-}
-
-// startProfile writes a CPU profile of this process to path (nothing when
-// path is "") until the returned function is called.
-func startProfile(path string) (func(), error) {
-	if path == "" {
-		return func() {}, nil
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, fmt.Errorf("cpu profile: %w", err)
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("cpu profile: %w", err)
-	}
-	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }

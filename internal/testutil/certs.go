@@ -14,10 +14,11 @@ import (
 	"time"
 )
 
-// testPKI is a private certificate authority and one server certificate it
+// PKI is a private certificate authority and one server certificate it
 // signed for the loopback names. Each server gets its own, so a client that
-// trusts one test server's pool never trusts another one by accident.
-type testPKI struct {
+// trusts one test server's pool never trusts another one by accident. It
+// needs no testing.TB, so the benchmarks (bench/) use it too.
+type PKI struct {
 	caPEM []byte
 	pool  *x509.CertPool
 	leaf  tls.Certificate
@@ -30,10 +31,10 @@ var (
 	loopbackNames = []string{"localhost"}
 )
 
-// newTestPKI creates a CA and a leaf certificate for 127.0.0.1, ::1 and
+// NewPKI creates a CA and a leaf certificate for 127.0.0.1, ::1 and
 // localhost. ECDSA P-256 keeps generation in the microseconds range so tests
 // stay fast.
-func newTestPKI(commonName string) (*testPKI, error) {
+func NewPKI(commonName string) (*PKI, error) {
 	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, fmt.Errorf("generate CA key: %w", err)
@@ -86,7 +87,7 @@ func newTestPKI(commonName string) (*testPKI, error) {
 
 	pool := x509.NewCertPool()
 	pool.AddCert(caCert)
-	return &testPKI{
+	return &PKI{
 		caPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}),
 		pool:  pool,
 		leaf: tls.Certificate{
@@ -109,16 +110,21 @@ func randomSerial() *big.Int {
 	return n
 }
 
-// serverTLSConfig is the configuration both the SMTP server and the HTTPS
-// receiver serve with.
-func (p *testPKI) serverTLSConfig() *tls.Config {
+// ServerTLSConfig is the configuration both the SMTP server and the HTTPS
+// receiver serve with: the leaf certificate and its CA as the chain.
+func (p *PKI) ServerTLSConfig() *tls.Config {
 	return &tls.Config{
 		Certificates: []tls.Certificate{p.leaf},
 		MinVersion:   tls.VersionTLS12,
 	}
 }
 
-// clonePool returns a copy so callers can add to it without touching ours.
-func (p *testPKI) clonePool() *x509.CertPool {
+// CAPEM is the CA certificate in PEM, what a client that must trust the
+// server is given (CARTEIRO_WEBHOOK_CA_FILE, D51).
+func (p *PKI) CAPEM() []byte { return p.caPEM }
+
+// CertPool returns a copy of the pool holding the CA, so callers can add to
+// it without touching ours.
+func (p *PKI) CertPool() *x509.CertPool {
 	return p.pool.Clone()
 }

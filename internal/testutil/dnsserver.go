@@ -58,7 +58,8 @@ type Query struct {
 // The setters panic on malformed input (an invalid name or IP): that is a bug
 // in the test, not a condition to handle.
 type DNSServer struct {
-	addr string
+	addr    string
+	servers []*dns.Server // UDP and TCP, stopped by Close
 
 	mu       sync.RWMutex
 	records  map[string]map[uint16][]dns.RR // canonical name -> type -> RRset
@@ -70,6 +71,17 @@ type DNSServer struct {
 // port) and stops it when the test ends.
 func NewDNSServer(t testing.TB) *DNSServer {
 	t.Helper()
+	s, err := StartDNSServer()
+	if err != nil {
+		t.Fatalf("testutil: %v", err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// StartDNSServer starts a DNS server on 127.0.0.1 (UDP and TCP on the same
+// port) for a caller that is not a test, such as a benchmark; Close stops it.
+func StartDNSServer() (*DNSServer, error) {
 	s := &DNSServer{
 		records:  make(map[string]map[uint16][]dns.RR),
 		failures: make(map[string]int),
@@ -77,28 +89,30 @@ func NewDNSServer(t testing.TB) *DNSServer {
 
 	packetConn, listener, err := listenUDPAndTCPOnOnePort()
 	if err != nil {
-		t.Fatalf("testutil: DNS server: %v", err)
+		return nil, fmt.Errorf("DNS server: %w", err)
 	}
 	s.addr = packetConn.LocalAddr().String()
 
 	handler := dns.HandlerFunc(s.serveDNS)
-	udpServer := &dns.Server{PacketConn: packetConn, Handler: handler}
-	tcpServer := &dns.Server{Listener: listener, Handler: handler}
-	for _, srv := range []*dns.Server{udpServer, tcpServer} {
+	s.servers = []*dns.Server{{PacketConn: packetConn, Handler: handler}, {Listener: listener, Handler: handler}}
+	for _, srv := range s.servers {
 		if err := startDNSServer(srv); err != nil {
 			// Close directly: a server that never started cannot be shut down.
 			_ = packetConn.Close()
 			_ = listener.Close()
-			t.Fatalf("testutil: DNS server: %v", err)
+			return nil, fmt.Errorf("DNS server: %w", err)
 		}
 	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = udpServer.ShutdownContext(ctx)
-		_ = tcpServer.ShutdownContext(ctx)
-	})
-	return s
+	return s, nil
+}
+
+// Close stops the UDP and TCP servers.
+func (s *DNSServer) Close() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for _, srv := range s.servers {
+		_ = srv.ShutdownContext(ctx)
+	}
 }
 
 // listenUDPAndTCPOnOnePort binds UDP on a free port, then TCP on the same

@@ -80,7 +80,7 @@ type RcptOptions struct {
 type SMTPServer struct {
 	addr     *net.TCPAddr
 	config   smtpConfig
-	pki      *testPKI      // nil without WithTLS
+	pki      *PKI          // nil without WithTLS
 	shutdown chan struct{} // closed at cleanup; cuts stalls short
 	connWG   sync.WaitGroup
 
@@ -127,12 +127,12 @@ func NewSMTPServer(t testing.TB, opts ...SMTPOption) *SMTPServer {
 	// test ended would only add noise.
 	server.ErrorLog = log.New(io.Discard, "", 0)
 	if cfg.tls {
-		pki, err := newTestPKI("smtp")
+		pki, err := NewPKI("smtp")
 		if err != nil {
 			t.Fatalf("testutil: SMTP server: %v", err)
 		}
 		s.pki = pki
-		server.TLSConfig = pki.serverTLSConfig()
+		server.TLSConfig = pki.ServerTLSConfig()
 	}
 
 	listenAddr := cfg.listenAddr
@@ -190,7 +190,7 @@ func (s *SMTPServer) CertPool() *x509.CertPool {
 	if s.pki == nil {
 		return nil
 	}
-	return s.pki.clonePool()
+	return s.pki.CertPool()
 }
 
 // Messages returns a copy of the accepted messages, in acceptance order.

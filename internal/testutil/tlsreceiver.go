@@ -39,7 +39,7 @@ type ReceivedRequest struct {
 // All methods are safe for concurrent use.
 type TLSReceiver struct {
 	server *httptest.Server
-	pki    *testPKI
+	pki    *PKI
 	caFile string
 
 	mu         sync.Mutex
@@ -53,12 +53,12 @@ type TLSReceiver struct {
 // ends.
 func NewTLSReceiver(t testing.TB, handler http.HandlerFunc) *TLSReceiver {
 	t.Helper()
-	pki, err := newTestPKI("https receiver")
+	pki, err := NewPKI("https receiver")
 	if err != nil {
 		t.Fatalf("testutil: TLS receiver: %v", err)
 	}
 	caFile := filepath.Join(t.TempDir(), "receiver-ca.pem")
-	if err := os.WriteFile(caFile, pki.caPEM, 0o600); err != nil {
+	if err := os.WriteFile(caFile, pki.CAPEM(), 0o600); err != nil {
 		t.Fatalf("testutil: TLS receiver: write CA file: %v", err)
 	}
 
@@ -69,7 +69,7 @@ func NewTLSReceiver(t testing.TB, handler http.HandlerFunc) *TLSReceiver {
 		newRequest: make(chan struct{}),
 	}
 	r.server = httptest.NewUnstartedServer(http.HandlerFunc(r.serveHTTP))
-	r.server.TLS = pki.serverTLSConfig()
+	r.server.TLS = pki.ServerTLSConfig()
 	// Handshake failures are what the untrusting-client tests provoke; the
 	// server's log of them is noise.
 	r.server.Config.ErrorLog = log.New(io.Discard, "", 0)
@@ -86,7 +86,7 @@ func (r *TLSReceiver) URL() string { return r.server.URL }
 func (r *TLSReceiver) CAFile() string { return r.caFile }
 
 // CertPool returns a pool trusting the receiver's CA.
-func (r *TLSReceiver) CertPool() *x509.CertPool { return r.pki.clonePool() }
+func (r *TLSReceiver) CertPool() *x509.CertPool { return r.pki.CertPool() }
 
 // SetHandler replaces the handler for the next requests; nil answers 200.
 // Tests of retries use it to fail first and succeed later.

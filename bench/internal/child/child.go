@@ -1,4 +1,7 @@
-package main
+// Package child runs the carteiro binary as a child process, the way an
+// operator runs it, for benchmarks that measure the server's own CPU time
+// and memory from /proc.
+package child
 
 import (
 	"bufio"
@@ -11,12 +14,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
 
-// carteiro is the service under test, running as a child process.
-type carteiro struct {
+// Carteiro is the service under test, running as a child process.
+type Carteiro struct {
 	cmd     *exec.Cmd
 	URL     string // http://127.0.0.1:PORT
 	LiveKey string
@@ -25,16 +29,17 @@ type carteiro struct {
 	waitErr error
 }
 
-// buildBinary compiles ./cmd/carteiro of the module the benchmark runs in,
-// stamped with its commit so the report can name it.
-func buildBinary(ctx context.Context, dir string) (string, error) {
+// Build compiles ./cmd/carteiro of the module the benchmark runs in,
+// stamped with its commit so the report can name it; command names the
+// benchmark in the advice given outside the module.
+func Build(ctx context.Context, dir, command string) (string, error) {
 	out, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
 	if err != nil {
 		return "", fmt.Errorf("go env GOMOD: %w", err)
 	}
 	gomod := strings.TrimSpace(string(out))
 	if gomod == "" || gomod == os.DevNull {
-		return "", errors.New("run the benchmark inside the carteiro module (go run ./bench/load), or pass -binary")
+		return "", fmt.Errorf("run the benchmark inside the carteiro module (go run ./bench/%s), or pass -binary", command)
 	}
 	bin := filepath.Join(dir, "carteiro")
 	build := exec.CommandContext(ctx, "go", "build", "-buildvcs=auto", "-o", bin, "./cmd/carteiro")
@@ -46,28 +51,11 @@ func buildBinary(ctx context.Context, dir string) (string, error) {
 	return bin, nil
 }
 
-// serverEnv is the environment of the benchmarked server: relay delivery to
-// the sink, counted as delivered on the sink's 250, no rate limits, no
-// warmup quota, no inbound listener, and the SMTP submission listener
-// (D74) only when submissionAddr is set (D56 names).
-func serverEnv(dbURL, sinkAddr, dnsAddr, submissionAddr string) []string {
-	settings := map[string]string{
-		"CARTEIRO_HTTP_ADDR":                "127.0.0.1:0",
-		"CARTEIRO_DATABASE_URL":             dbURL,
-		"CARTEIRO_DELIVERY":                 "relay",
-		"CARTEIRO_RELAY_URL":                "smtp+plain://" + sinkAddr,
-		"CARTEIRO_RELAY_ACCEPT_IS_DELIVERY": "true",
-		"CARTEIRO_DNS_SERVER":               dnsAddr,
-		"CARTEIRO_INBOUND_ADDR":             "",
-		"CARTEIRO_SUBMISSION_ADDR":          submissionAddr,
-		"CARTEIRO_RATE_LIMIT_KEY":           "1000000,1000000",
-		"CARTEIRO_RATE_LIMIT_IP":            "1000000,1000000",
-		"CARTEIRO_WARMUP":                   "off",
-		"CARTEIRO_LOG_FORMAT":               "json",
-	}
+// Env is this process's environment without any CARTEIRO_* variable (the
+// caller's own settings must not leak into the run) plus settings.
+func Env(settings map[string]string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
-		// The caller's own CARTEIRO_* settings must not leak into the run.
 		if !strings.HasPrefix(kv, "CARTEIRO_") {
 			env = append(env, kv)
 		}
@@ -78,12 +66,12 @@ func serverEnv(dbURL, sinkAddr, dnsAddr, submissionAddr string) []string {
 	return env
 }
 
-// startCarteiro runs bin serve and waits for its first-start live key (on
+// Start runs bin serve and waits for its first-start live key (on
 // stdout) and its listen address (the JSON "listening" log line on
 // stderr). Both streams are appended whole to dir/server.log. A server
 // started again on a database it made before prints no key: liveKey is
 // the one it printed then.
-func startCarteiro(bin, dir, role string, env []string, liveKey string) (*carteiro, error) {
+func Start(bin, dir, role string, env []string, liveKey string) (*Carteiro, error) {
 	logPath := filepath.Join(dir, "server.log")
 	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
@@ -103,7 +91,7 @@ func startCarteiro(bin, dir, role string, env []string, liveKey string) (*cartei
 		_ = logFile.Close()
 		return nil, fmt.Errorf("start %s: %w", bin, err)
 	}
-	c := &carteiro{cmd: cmd, LogPath: logPath, LiveKey: liveKey, exited: make(chan struct{})}
+	c := &Carteiro{cmd: cmd, LogPath: logPath, LiveKey: liveKey, exited: make(chan struct{})}
 	keys := make(chan string, 1)
 	addrs := make(chan string, 1)
 	lw := &lockedWriter{w: logFile}
@@ -176,11 +164,11 @@ func listenAddrIn(line string) string {
 }
 
 // Pid is the server's process id, for /proc sampling.
-func (c *carteiro) Pid() int { return c.cmd.Process.Pid }
+func (c *Carteiro) Pid() int { return c.cmd.Process.Pid }
 
 // Stop sends SIGTERM, waits up to 45 s (the server's own grace is 30 s),
 // then kills it. It reports how the process ended.
-func (c *carteiro) Stop() error {
+func (c *Carteiro) Stop() error {
 	select {
 	case <-c.exited:
 		return c.waitErr
@@ -195,4 +183,17 @@ func (c *carteiro) Stop() error {
 		<-c.exited
 		return errors.New("carteiro ignored SIGTERM for 45s and was killed")
 	}
+}
+
+// lockedWriter lets the server's stdout and stderr share one log file
+// without interleaving inside a write.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
