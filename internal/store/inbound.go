@@ -37,13 +37,19 @@ func scanInbound(r row) (*carteiro.InboundEmail, error) {
 	return &e, nil
 }
 
-// InsertInboundEmail stores a received message and its raw bytes.
+// InsertInboundEmail stores a received message and its raw bytes; the
+// parsed parts are stored without the text and html bodies.
 func (q *Queries) InsertInboundEmail(ctx context.Context, e *carteiro.InboundEmail, raw []byte) error {
 	rcpt, err := json.Marshal(e.RcptTo)
 	if err != nil {
 		return fmt.Errorf("store: encode rcpt_to: %w", err)
 	}
-	parsed, err := json.Marshal(e.Message)
+	// The bodies are left out: they are in the raw message, and repeating
+	// them doubled the bytes each message writes (GetInboundEmail reads
+	// them back from raw; email.received carries them in its payload).
+	withoutBodies := *e.Message
+	withoutBodies.Text, withoutBodies.HTML = "", ""
+	parsed, err := json.Marshal(&withoutBodies)
 	if err != nil {
 		return fmt.Errorf("store: encode parsed message: %w", err)
 	}
@@ -62,7 +68,9 @@ func (q *Queries) InsertInboundEmail(ctx context.Context, e *carteiro.InboundEma
 	return nil
 }
 
-// InboundEmail returns one received message of the organization.
+// InboundEmail returns one received message of the organization, without
+// its text and html bodies (rows stored before 2026-11-27 have them), which
+// are read from the raw message.
 func (q *Queries) InboundEmail(ctx context.Context, orgID, id string) (*carteiro.InboundEmail, error) {
 	e, err := scanInbound(q.queryRow(ctx, `SELECT `+inboundColumns+` FROM inbound_emails WHERE id = ? AND org_id = ?`, id, orgID))
 	if err != nil {
