@@ -110,6 +110,11 @@ func TestInboundThreadingDeleteEraseRetention(t *testing.T) {
 		r.ts.Clock.Advance(2 * 24 * time.Hour)
 		purgeNow(t, r.ts)
 		waitFor(t, func() bool { return len(r.inboundTo(t, "orders@shop.example")) == 0 })
+		// Counted in /metrics, like the other purges, when the pass ends;
+		// the DELETE and the erasure above are not purges.
+		waitFor(t, func() bool {
+			return strings.Contains(metricsBody(t, r.ts), `carteiro_retention_purged_total{kind="inbound_email"} 1`)
+		})
 		dump = testserver.DumpDatabase(t, r.ts.Config.DatabaseURL)
 		testserver.Must(t, !strings.Contains(dump, "maria@sender.example") && !strings.Contains(dump, "Subject: maria"),
 			"the purged message is still in the database")

@@ -18,11 +18,13 @@ import (
 
 // postfixInstance is a Postfix of its own, apart from any system one: its
 // configuration, queue and data directories are in a temporary directory
-// (`postfix -c DIR`), it listens on a free loopback port only, and it
-// relays everything to relayhost with SASL, as a smarthost client of
-// Carteiro does (docs/smtp.md). It never binds port 25, never reads
-// /etc/postfix/main.cf, and never asks the system resolver anything: the
-// relayhost is a bracketed IP address and DNS lookups are off.
+// (`postfix -c DIR`), and it listens on a free loopback port only. Where it
+// sends what it accepts is the starter's: startPostfix relays everything to
+// Carteiro's submission port as a smarthost client does (docs/smtp.md),
+// startPostfixMTA delivers to an inbound MX as any MTA on the Internet
+// does. It never binds port 25, never reads /etc/postfix/main.cf, and never
+// asks the system resolver anything: every next hop is a bracketed IP
+// address and DNS lookups are off.
 type postfixInstance struct {
 	dir  string // config_directory
 	addr string // its smtpd, 127.0.0.1:port
@@ -57,9 +59,55 @@ postlog   unix-dgram n - n - 1 postlogd
 
 // startPostfix starts a Postfix relaying to relayhost (host:port, an IP
 // address) with AUTH as user/password and TLS required, and stops it when
-// the test ends. Postfix must be installed (.ci/run installs Debian's) and
-// the test must run as root, as Postfix's master does.
+// the test ends.
 func startPostfix(t *testing.T, relayhost, user, password string) *postfixInstance {
+	t.Helper()
+	return startPostfixRouted(t, []string{
+		// The smarthost, as docs/smtp.md configures it.
+		"relayhost = " + bracketedHop(t, relayhost),
+		"smtp_sasl_auth_enable = yes",
+		"smtp_sasl_password_maps = static:" + user + ":" + password,
+		"smtp_sasl_security_options = noanonymous",
+		"smtp_sasl_tls_security_options = noanonymous",
+		"smtp_tls_security_level = encrypt",
+	})
+}
+
+// startPostfixMTA starts a Postfix that delivers mail for domain the way an
+// MTA on the Internet does to the domain's MX: no authentication,
+// opportunistic STARTTLS (the certificate is not checked), and the
+// message's headers as the client wrote them. Postfix's resolver cannot be
+// pointed at the test's DNS server (it reads /etc/resolv.conf, port 53
+// only), so the test resolves the MX there and gives the result as
+// nexthop (host:port, an IP address) in a transport map; every other
+// domain is refused, so nothing is ever looked up.
+func startPostfixMTA(t *testing.T, domain, nexthop string) *postfixInstance {
+	t.Helper()
+	return startPostfixRouted(t, []string{
+		"transport_maps = inline:{" + domain + "=smtp:" + bracketedHop(t, nexthop) + "}",
+		"default_transport = error:this test delivers only to " + domain,
+		"smtp_tls_security_level = may",
+		// No canonical rewriting of the sender's headers, so that what
+		// arrives is what was sent plus Postfix's Received.
+		"local_header_rewrite_clients =",
+	})
+}
+
+// bracketedHop is host:port as Postfix's [host]:port, which Postfix uses
+// as it is, without an MX lookup; host must be an IP address, never a
+// name to resolve.
+func bracketedHop(t *testing.T, hostport string) string {
+	t.Helper()
+	host, port, err := net.SplitHostPort(hostport)
+	testserver.Must(t, err == nil && net.ParseIP(host) != nil, "next hop %q must be an IP address and port, never a name to resolve", hostport)
+	return "[" + host + "]:" + port
+}
+
+// startPostfixRouted starts a Postfix whose main.cf has routing's lines
+// for where mail goes, and stops it when the test ends. Postfix must be
+// installed (.ci/run installs Debian's) and the test must run as root, as
+// Postfix's master does.
+func startPostfixRouted(t *testing.T, routing []string) *postfixInstance {
 	t.Helper()
 	bin, err := exec.LookPath("postfix")
 	if err == nil && os.Geteuid() != 0 {
@@ -87,10 +135,8 @@ func startPostfix(t *testing.T, relayhost, user, password string) *postfixInstan
 	testserver.Must(t, err == nil, "free port: %v", err)
 	addr := ln.Addr().String()
 	_ = ln.Close()
-	host, port, _ := strings.Cut(relayhost, ":")
-	testserver.Must(t, net.ParseIP(host) != nil, "relayhost %q must be an IP address, never a name to resolve", relayhost)
 
-	mainCf := strings.Join([]string{
+	mainCf := strings.Join(append([]string{
 		"compatibility_level = 3.6",
 		"queue_directory = " + dir + "/queue",
 		"data_directory = " + dir + "/data",
@@ -109,14 +155,7 @@ func startPostfix(t *testing.T, relayhost, user, password string) *postfixInstan
 		"local_transport = error:no local delivery in this test",
 		"alias_maps =",
 		"alias_database =",
-		// The smarthost, as docs/smtp.md configures it.
-		"relayhost = [" + host + "]:" + port,
-		"smtp_sasl_auth_enable = yes",
-		"smtp_sasl_password_maps = static:" + user + ":" + password,
-		"smtp_sasl_security_options = noanonymous",
-		"smtp_sasl_tls_security_options = noanonymous",
-		"smtp_tls_security_level = encrypt",
-		"smtp_tls_loglevel = 1", // logs "TLS connection established", which the test looks for
+		"smtp_tls_loglevel = 1", // logs "TLS connection established", which the tests look for
 		// Nothing through the system resolver.
 		"smtp_dns_support_level = disabled",
 		"smtp_host_lookup = native",
@@ -125,8 +164,7 @@ func startPostfix(t *testing.T, relayhost, user, password string) *postfixInstan
 		"queue_run_delay = 1s",
 		"minimal_backoff_time = 1s",
 		"maximal_backoff_time = 2s",
-		"",
-	}, "\n")
+	}, append(routing, "")...), "\n")
 	testserver.Must(t, os.WriteFile(filepath.Join(dir, "main.cf"), []byte(mainCf), 0o644) == nil, "main.cf")
 	testserver.Must(t, os.WriteFile(filepath.Join(dir, "master.cf"), []byte(fmt.Sprintf(postfixMasterCf, addr)), 0o644) == nil, "master.cf")
 

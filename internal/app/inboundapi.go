@@ -39,13 +39,24 @@ func (a *App) ListInboundEmails(ctx context.Context, p *Principal, q InboundQuer
 	return list, next, nil
 }
 
-// GetInboundEmail returns one received message.
+// GetInboundEmail returns one received message with its text and html
+// bodies, parsed again from the raw message: the store keeps the bodies
+// only there, so each received message writes them once.
 func (a *App) GetInboundEmail(ctx context.Context, p *Principal, id string) (*carteiro.InboundEmail, error) {
 	if err := p.requireFull(); err != nil {
 		return nil, err
 	}
 	e, err := a.store.InboundEmail(ctx, p.Org.ID, id)
-	return e, storeErr(err)
+	if err != nil {
+		return nil, storeErr(err)
+	}
+	raw, err := a.store.InboundRaw(ctx, p.Org.ID, id)
+	if err != nil {
+		return nil, storeErr(err) // deleted in between: 404
+	}
+	bodies := mimeparse.Parse(raw)
+	e.Message.Text, e.Message.HTML = bodies.Text, bodies.HTML
+	return e, nil
 }
 
 // InboundRaw returns a received message's bytes exactly as received.

@@ -75,21 +75,25 @@ func (a *App) ReceiveInbound(ctx context.Context, from string, rcpts []string, r
 	}
 	auth := mailauth.Evaluate(ctx, a.dns.Resolver, a.inboundHost(), mailauth.Input{
 		ClientIP: clientIP, Helo: peer.Helo, MailFrom: from, FromDomain: fromDomain, Raw: raw})
+	// Threading reads outside the shared commit, which it would slow for
+	// every concurrent session (see repliedEmail).
+	replied := make([]string, len(groups))
+	for i, g := range groups {
+		if replied[i], err = a.repliedEmail(ctx, g.domain.OrgID, msg); err != nil {
+			return storeErr(err)
+		}
+	}
 	now := a.clock.Now()
 	// A group commit: on SQLite concurrent sessions share one fsync, as
 	// accepted emails do; a nil error still means this message committed.
 	return storeErr(a.store.InGroupTx(ctx, func(tx *store.Tx) error {
-		for _, g := range groups {
+		for i, g := range groups {
 			e := &carteiro.InboundEmail{
 				ID: uuid.Must(uuid.NewV7()).String(), OrgID: g.domain.OrgID, DomainID: g.domain.ID,
 				MailFrom: from, RcptTo: g.rcpts, FromAddress: fromAddress, SearchTo: searchTo(msg, g.rcpts),
 				Subject: msg.Subject, MessageID: msg.MessageID,
 				SPF: auth.SPF, DKIM: auth.DKIM, DMARC: auth.DMARC, AuthResults: auth.Header,
-				Message: msg, Size: int64(len(raw)), ReceivedAt: now,
-			}
-			var err error
-			if e.InReplyToEmailID, err = a.repliedEmail(ctx, tx, e.OrgID, msg); err != nil {
-				return err
+				InReplyToEmailID: replied[i], Message: msg, Size: int64(len(raw)), ReceivedAt: now,
 			}
 			if err := tx.InsertInboundEmail(ctx, e, raw); err != nil {
 				return err
@@ -152,33 +156,55 @@ func searchTo(msg *mimeparse.Message, rcpts []string) string {
 const maxThreadRefs = 20
 
 // repliedEmail is the organization's email that In-Reply-To or References
-// names (D75): the service writes Message-IDs as <email id@sender domain>
-// (deliver.go), so a reference whose left part is an email id of the
-// organization, and that is that email's Message-ID, links to it. The
-// nearest reference wins: In-Reply-To, then References from the last.
-func (a *App) repliedEmail(ctx context.Context, tx *store.Tx, orgID string, msg *mimeparse.Message) (string, error) {
+// names (D75); the nearest reference wins: In-Reply-To, then References
+// from the last. A reference links when it is the email's Message-ID:
+// one the service wrote, <email id@sender domain> (deliver.go), found by
+// the email's id, or one that a message submitted over SMTP brought
+// itself (D74), found by Message-ID, read only when the first kind does
+// not answer. A reply racing its email's first delivery attempt may miss
+// the link; nothing else is lost.
+func (a *App) repliedEmail(ctx context.Context, orgID string, msg *mimeparse.Message) (string, error) {
 	refs := slices.Clone(msg.InReplyTo)
 	for i := len(msg.References) - 1; i >= 0 && len(refs) < maxThreadRefs; i-- {
 		refs = append(refs, msg.References[i])
 	}
+	var submitted map[string]string
 	for _, ref := range refs {
-		left, _, ok := strings.Cut(ref, "@")
-		if !ok {
-			continue
+		id, err := a.generatedMessageID(ctx, orgID, ref)
+		if id != "" || err != nil {
+			return id, err
 		}
-		if _, err := uuid.Parse(left); err != nil {
-			continue
+		if submitted == nil {
+			if submitted, err = a.store.EmailsByMessageID(ctx, orgID, refs); err != nil {
+				return "", err
+			}
 		}
-		e, err := tx.EmailByID(ctx, left)
-		if errors.Is(err, store.ErrNotFound) {
-			continue
+		if id := submitted[ref]; id != "" {
+			return id, nil
 		}
-		if err != nil {
-			return "", err
-		}
-		if e.OrgID == orgID && strings.EqualFold(e.MessageID, ref) {
-			return e.ID, nil
-		}
+	}
+	return "", nil
+}
+
+// generatedMessageID is the id of the organization's email whose
+// service-written Message-ID ref is, "" when it is none.
+func (a *App) generatedMessageID(ctx context.Context, orgID, ref string) (string, error) {
+	left, _, ok := strings.Cut(ref, "@")
+	if !ok {
+		return "", nil
+	}
+	if _, err := uuid.Parse(left); err != nil {
+		return "", nil
+	}
+	e, err := a.store.EmailByID(ctx, left)
+	if errors.Is(err, store.ErrNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	if e.OrgID == orgID && strings.EqualFold(e.MessageID, ref) {
+		return e.ID, nil
 	}
 	return "", nil
 }

@@ -37,13 +37,19 @@ func scanInbound(r row) (*carteiro.InboundEmail, error) {
 	return &e, nil
 }
 
-// InsertInboundEmail stores a received message and its raw bytes.
+// InsertInboundEmail stores a received message and its raw bytes; the
+// parsed parts are stored without the text and html bodies.
 func (q *Queries) InsertInboundEmail(ctx context.Context, e *carteiro.InboundEmail, raw []byte) error {
 	rcpt, err := json.Marshal(e.RcptTo)
 	if err != nil {
 		return fmt.Errorf("store: encode rcpt_to: %w", err)
 	}
-	parsed, err := json.Marshal(e.Message)
+	// The bodies are left out: they are in the raw message, and repeating
+	// them doubled the bytes each message writes (GetInboundEmail reads
+	// them back from raw; email.received carries them in its payload).
+	withoutBodies := *e.Message
+	withoutBodies.Text, withoutBodies.HTML = "", ""
+	parsed, err := json.Marshal(&withoutBodies)
 	if err != nil {
 		return fmt.Errorf("store: encode parsed message: %w", err)
 	}
@@ -62,7 +68,9 @@ func (q *Queries) InsertInboundEmail(ctx context.Context, e *carteiro.InboundEma
 	return nil
 }
 
-// InboundEmail returns one received message of the organization.
+// InboundEmail returns one received message of the organization, without
+// its text and html bodies (rows stored before 2026-11-27 have them), which
+// are read from the raw message.
 func (q *Queries) InboundEmail(ctx context.Context, orgID, id string) (*carteiro.InboundEmail, error) {
 	e, err := scanInbound(q.queryRow(ctx, `SELECT `+inboundColumns+` FROM inbound_emails WHERE id = ? AND org_id = ?`, id, orgID))
 	if err != nil {
@@ -80,6 +88,40 @@ func (q *Queries) InboundRaw(ctx context.Context, orgID, id string) ([]byte, err
 		return nil, fmt.Errorf("store: inbound raw %s: %w", id, classify(err))
 	}
 	return raw, nil
+}
+
+// EmailsByMessageID maps those of messageIDs that are the Message-ID of
+// one of the organization's emails to that email's id: for threading
+// received replies (D75) to messages submitted over SMTP with a
+// Message-ID of their own (D74). emails has no index on message_id, so
+// this reads the organization's emails (docs/inbound.md); call it outside
+// any write transaction.
+func (q *Queries) EmailsByMessageID(ctx context.Context, orgID string, messageIDs []string) (map[string]string, error) {
+	out := map[string]string{}
+	if len(messageIDs) == 0 {
+		return out, nil
+	}
+	args := []any{orgID}
+	for _, id := range messageIDs {
+		args = append(args, id)
+	}
+	in := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(messageIDs)), ", ") + ")"
+	rs, err := q.query(ctx, `SELECT message_id, id FROM emails WHERE org_id = ? AND message_id IN `+in, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: emails by message id: %w", classify(err))
+	}
+	defer rs.Close()
+	for rs.Next() {
+		var messageID, id string
+		if err := rs.Scan(&messageID, &id); err != nil {
+			return nil, fmt.Errorf("store: emails by message id: %w", classify(err))
+		}
+		out[messageID] = id
+	}
+	if err := rs.Err(); err != nil {
+		return nil, fmt.Errorf("store: emails by message id: %w", classify(err))
+	}
+	return out, nil
 }
 
 // InboundFilter selects received messages for GET /inbound-emails (D75).
