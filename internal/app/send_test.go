@@ -138,24 +138,16 @@ func TestCancelledScheduledEmailIsNotSent(t *testing.T) {
 func TestHardBounceSuppressesTheAddress(t *testing.T) {
 	b := setup(t)
 	b.transport.answer("gone@example.net", mta.Result{Class: mta.ClassPermanent, Code: 550, Enhanced: "5.1.1", Message: "user unknown"})
-	res, err := b.app.SendEmail(b.ctx, b.live, request("gone@example.net"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.deliver(t, res.ID)
-	e := b.email(t, res.ID)
+	first := b.sendAndDeliver(t, "gone@example.net")
+	e := b.email(t, first)
 	if e.Status != carteiro.EmailBounced || e.BouncedAt == nil || e.LastError != "550 5.1.1 user unknown" {
 		t.Fatalf("after a 550: %s, bouncedAt %v, lastError %q", e.Status, e.BouncedAt, e.LastError)
 	}
-	next, err := b.app.SendEmail(b.ctx, b.live, request("gone@example.net"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.deliver(t, next.ID)
+	next := b.sendAndDeliver(t, "gone@example.net")
 	if n := b.transport.handedOver("gone@example.net"); n != 1 {
 		t.Fatalf("handed to SMTP %d times, want once (the second email suppressed)", n)
 	}
-	if got := b.eventTypes(t, next.ID); !slices.Contains(got, "suppressed") {
+	if got := b.eventTypes(t, next); !slices.Contains(got, "suppressed") {
 		t.Fatalf("second email's timeline %q: want suppressed", got)
 	}
 }
@@ -165,22 +157,18 @@ func TestHardBounceSuppressesTheAddress(t *testing.T) {
 func TestDeferralRetriesUntilTheWindowCloses(t *testing.T) {
 	b := setup(t)
 	b.transport.answer("slow@example.net", mta.Result{Class: mta.ClassTemporary, Code: 451, Enhanced: "4.7.1", Message: "greylisted"})
-	res, err := b.app.SendEmail(b.ctx, b.live, request("slow@example.net"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.deliver(t, res.ID)
-	if e := b.email(t, res.ID); e.Status != carteiro.EmailQueued || e.LastError != "451 4.7.1 greylisted" {
+	id := b.sendAndDeliver(t, "slow@example.net")
+	if e := b.email(t, id); e.Status != carteiro.EmailQueued || e.LastError != "451 4.7.1 greylisted" {
 		t.Fatalf("after a 451: %s, lastError %q; want queued for a retry", e.Status, e.LastError)
 	}
 	b.clock.Advance(72 * time.Hour)
-	b.deliver(t, res.ID)
-	e := b.email(t, res.ID)
+	b.deliver(t, id)
+	e := b.email(t, id)
 	if e.Status != carteiro.EmailFailed || e.FailedAt == nil || e.Attempts != 2 {
 		t.Fatalf("after the window: %s, failedAt %v, attempts %d; want failed after 2", e.Status, e.FailedAt, e.Attempts)
 	}
 	want := []string{"queued", "processing", "delivery_delayed", "processing", "failed"}
-	if got := b.eventTypes(t, res.ID); !slices.Equal(got, want) {
+	if got := b.eventTypes(t, id); !slices.Equal(got, want) {
 		t.Fatalf("timeline %q, want %q", got, want)
 	}
 }

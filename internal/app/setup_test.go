@@ -161,6 +161,18 @@ func (b *bundle) deliver(t *testing.T, id string) {
 	}
 }
 
+// sendAndDeliver sends one email to rcpt with the live key and runs its
+// delivery job once; it returns the email's id.
+func (b *bundle) sendAndDeliver(t *testing.T, rcpt string) string {
+	t.Helper()
+	res, err := b.app.SendEmail(b.ctx, b.live, request(rcpt))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.deliver(t, res.ID)
+	return res.ID
+}
+
 func (b *bundle) email(t *testing.T, id string) *carteiro.Email {
 	t.Helper()
 	e, err := b.app.GetEmail(b.ctx, b.live, id)
