@@ -94,7 +94,7 @@ func (a *App) deliverEmail(ctx context.Context, emailID string, firstOnly bool) 
 	e.Status = carteiro.EmailProcessing
 	var started bool
 	err = a.beforeSending(ctx, func() (err error) {
-		started, err = a.store.BeginAttempt(ctx, e, now, a.event(e.ID, carteiro.EventProcessing, now, map[string]any{"attempt": e.Attempts}))
+		started, err = a.store.BeginAttempt(ctx, e, now, newEvent(e.ID, carteiro.EventProcessing, now, map[string]any{"attempt": e.Attempts}))
 		return err
 	})
 	if err != nil || !started {
@@ -209,130 +209,43 @@ func (a *App) dkimKey(d *carteiro.Domain) (crypto.Signer, error) {
 	return k, nil
 }
 
-// recordAttempt applies one attempt's per-recipient results (D23 to D26).
-// pending are the recipients this run started with, attempted those handed
-// to SMTP (the others were suppressed, with events already made).
+// recordAttempt records one attempt's outcome, as judgeAttempt decides it
+// from the per-recipient results. pending are the recipients this run
+// started with, attempted those handed to SMTP (the others were
+// suppressed, with events already made).
 func (a *App) recordAttempt(ctx context.Context, e *carteiro.Email, all, pending, attempted []*carteiro.Recipient, results []mta.Result, events []*carteiro.EmailEvent) error {
 	now := a.clock.Now()
-	byAddr := make(map[string]mta.Result, len(results))
-	for _, r := range results {
-		byAddr[strings.ToLower(r.Recipient)] = r
-	}
-	add := func(t carteiro.EventType, meta map[string]any) {
-		events = append(events, a.event(e.ID, t, now, meta))
-	}
-	deferred := 0
-	// heldUntil is when the destination holding every deferred recipient
-	// is released (D80), zero when some deferral has no such date.
-	var heldUntil time.Time
-	allHeld := true
-	var bounces []bounce.RecipientReport // for D46's automatic suppressions
-	for _, rcpt := range attempted {
-		res, ok := byAddr[strings.ToLower(rcpt.Address)]
-		if !ok {
-			res = mta.Result{Recipient: rcpt.Address, Class: mta.ClassTemporary, Message: "no result from the transport"}
-		}
-		firstDeferral := rcpt.Status == carteiro.RecipientPending
-		// D69: "550 5.0.0 ... 5.1.1 ..." is a 5.1.1.
-		res.Enhanced = bounce.RefineStatus(res.Enhanced, res.Message)
-		rcpt.LastCode, rcpt.LastEnhanced, rcpt.LastMessage, rcpt.UpdatedAt = res.Code, res.Enhanced, res.Message, now
-		response := replyText(res)
-		switch res.Class {
-		case mta.ClassAccepted:
-			add(carteiro.EventSent, map[string]any{"recipient": rcpt.Address, "mx": res.Host, "response": response})
-			if e.SentAt == nil {
-				e.SentAt = &now
-			}
-			rcpt.Status = carteiro.RecipientSent
-			if a.cfg.AcceptIsDelivery {
-				rcpt.Status = carteiro.RecipientDelivered
-				add(carteiro.EventDelivered, map[string]any{"recipient": rcpt.Address})
-				e.DeliveredAt = &now
-			}
-		case mta.ClassPermanent, mta.ClassBlock:
-			rr := replyReport(rcpt.Address, res)
-			if rr.Class == bounce.ClassSender {
-				// D69: the sending side's configuration was refused (a
-				// HELO, SPF, PTR ...): this recipient fails, with the
-				// reply, and stays mailable.
-				rcpt.Status = carteiro.RecipientFailed
-				add(carteiro.EventFailed, map[string]any{"recipient": rcpt.Address, "error": response})
-				e.LastError = response
-				break
-			}
-			bounces = append(bounces, rr)
-			rcpt.Status = carteiro.RecipientBounced
-			add(carteiro.EventBounced, map[string]any{"recipient": rcpt.Address, "bounceType": string(rr.Class), "code": res.Code,
-				"enhancedCode": res.Enhanced, "diagnostic": res.Message})
-			e.BouncedAt = &now
-			e.LastError = response
-		default:
-			rcpt.Status = carteiro.RecipientDeferred
-			deferred++
-			allHeld = allHeld && !res.RetryAt.IsZero()
-			if res.RetryAt.After(heldUntil) {
-				heldUntil = res.RetryAt
-			}
-			e.LastError = response
-			if firstDeferral {
-				add(carteiro.EventDeliveryDelayed, map[string]any{"recipient": rcpt.Address, "code": res.Code,
-					"enhancedCode": res.Enhanced, "diagnostic": res.Message})
-			}
-		}
-	}
 	// From here on the store is waited for: the SMTP server has answered.
 	rctx, cancel := a.outcomeContext(ctx)
 	defer cancel()
-	var retryAt time.Time
-	if deferred > 0 {
-		var first *time.Time
-		err := a.untilStored(rctx, "reading an email's first attempt", func() (err error) {
-			first, err = a.store.FirstAttemptAt(rctx, e.ID)
-			return err
+	v, err := judgeAttempt(attempt{email: e, all: all, pending: pending, attempted: attempted, results: results, events: events, now: now,
+		policy: attemptPolicy{acceptIsDelivery: a.cfg.AcceptIsDelivery, retryWindow: a.cfg.RetryWindow}},
+		func() (first *time.Time, err error) {
+			err = a.untilStored(rctx, "reading an email's first attempt", func() (err error) {
+				first, err = a.store.FirstAttemptAt(rctx, e.ID)
+				return err
+			})
+			return first, err
 		})
-		if err != nil {
-			return err
-		}
-		if first != nil && now.Sub(*first) >= a.cfg.RetryWindow {
-			for _, rcpt := range pending {
-				if rcpt.Status == carteiro.RecipientDeferred {
-					rcpt.Status = carteiro.RecipientFailed
-					add(carteiro.EventFailed, map[string]any{"recipient": rcpt.Address, "error": e.LastError})
-				}
-			}
-		} else {
-			retryAt = now.Add(retryDelay(e.Attempts))
-			if allHeld {
-				// Trying a held destination earlier would only defer
-				// again; its end is when delivery can succeed (now, if
-				// it ended while this attempt was recorded).
-				retryAt = heldUntil
-				if retryAt.Before(now) {
-					retryAt = now
-				}
-			}
-		}
+	if err != nil {
+		return err
 	}
-	e.Status = emailStatus(all)
-	if e.Status == carteiro.EmailFailed && e.FailedAt == nil {
-		e.FailedAt = &now
-	}
-	outcome := attemptOutcome{email: e, recipients: pending, events: events}
+	outcome := attemptOutcome{email: e, recipients: pending, events: v.events}
 	// The common outcome writes nothing but joined rows, so it shares the
 	// accepts' committer, one transaction for many attempts; bounces and
 	// retries write statements of their own and keep InGroupTx.
 	commit := a.store.InJoinedTx
-	if len(bounces) > 0 || !retryAt.IsZero() {
+	if len(v.bounces) > 0 || !v.retryAt.IsZero() {
 		commit = a.store.InGroupTx
 	}
 	record := func(tx *store.Tx) error {
-		for _, b := range bounces {
+		for _, b := range v.bounces {
 			if err := a.suppressForBounce(rctx, tx, e.OrgID, b.Recipient, b); err != nil {
 				return err
 			}
 		}
-		if !retryAt.IsZero() {
-			if err := a.queue.EnqueueTx(rctx, tx, DeliverJob{EmailID: e.ID, Broadcast: e.BroadcastID != ""}, JobOpts{ScheduledAt: retryAt, Priority: deliveryPriority(e)}); err != nil {
+		if !v.retryAt.IsZero() {
+			if err := a.queue.EnqueueTx(rctx, tx, DeliverJob{EmailID: e.ID, Broadcast: e.BroadcastID != ""}, JobOpts{ScheduledAt: v.retryAt, Priority: deliveryPriority(e)}); err != nil {
 				return err
 			}
 		}
@@ -365,7 +278,7 @@ func (a *App) failAll(ctx context.Context, e *carteiro.Email, pending []*carteir
 	var events []*carteiro.EmailEvent
 	for _, r := range pending {
 		r.Status, r.LastMessage, r.UpdatedAt = carteiro.RecipientFailed, reason, now
-		events = append(events, a.event(e.ID, carteiro.EventFailed, now, map[string]any{"recipient": r.Address, "error": reason}))
+		events = append(events, newEvent(e.ID, carteiro.EventFailed, now, map[string]any{"recipient": r.Address, "error": reason}))
 	}
 	rctx, cancel := a.outcomeContext(ctx)
 	defer cancel()

@@ -126,7 +126,7 @@ func (a *App) CancelEmail(ctx context.Context, p *Principal, id string) error {
 			}
 			return carteiro.InvalidState(string(cur.Status))
 		}
-		return tx.InsertEvent(ctx, a.event(e.ID, carteiro.EventCancelled, now, nil))
+		return tx.InsertEvent(ctx, newEvent(e.ID, carteiro.EventCancelled, now, nil))
 	}))
 }
 

@@ -93,7 +93,7 @@ func (h *handover) write(ctx context.Context, tx *store.Tx) error {
 			// A contact whose personalisation cannot render gets its email
 			// failed with the error (D37), the others go on.
 			emails = append(emails, r.email)
-			failures = append(failures, emailEvents{r.email, []*carteiro.EmailEvent{a.event(r.email.ID, carteiro.EventFailed, h.now,
+			failures = append(failures, emailEvents{r.email, []*carteiro.EmailEvent{newEvent(r.email.ID, carteiro.EventFailed, h.now,
 				map[string]any{"recipient": r.contact.Email, "error": r.unrendered})}})
 			h.refused(r.contact)
 			continue
@@ -110,7 +110,7 @@ func (h *handover) write(ctx context.Context, tx *store.Tx) error {
 			return err
 		}
 		emails = append(emails, r.email)
-		events = append(events, a.event(r.email.ID, carteiro.EventQueued, r.email.CreatedAt, nil))
+		events = append(events, newEvent(r.email.ID, carteiro.EventQueued, r.email.CreatedAt, nil))
 		h.deliveries = append(h.deliveries, r.email.ID)
 		h.last = contactKey(r.contact)
 	}

@@ -129,7 +129,7 @@ func (a *App) ProcessInbound(ctx context.Context, rcpts []string, raw []byte) er
 func (a *App) applyReport(ctx context.Context, tx *store.Tx, e *carteiro.Email, recipients []*carteiro.Recipient, rcpt *carteiro.Recipient, rep *bounce.Report) error {
 	now := a.clock.Now()
 	var events []*carteiro.EmailEvent
-	add := func(t carteiro.EventType, meta map[string]any) { events = append(events, a.event(e.ID, t, now, meta)) }
+	add := func(t carteiro.EventType, meta map[string]any) { events = append(events, newEvent(e.ID, t, now, meta)) }
 	var changed []*carteiro.Recipient
 	address := rcpt.Address
 	for _, rr := range rep.Recipients {

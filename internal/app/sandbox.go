@@ -22,9 +22,9 @@ func (a *App) simulate(ctx context.Context, e *carteiro.Email) error {
 	if e.MessageID == "" { // a submitted message may bring its own (D74)
 		e.MessageID = e.ID + "@" + carteiro.DomainOf(e.From.Email)
 	}
-	events := []*carteiro.EmailEvent{a.event(e.ID, carteiro.EventProcessing, now, map[string]any{"attempt": e.Attempts})}
+	events := []*carteiro.EmailEvent{newEvent(e.ID, carteiro.EventProcessing, now, map[string]any{"attempt": e.Attempts})}
 	add := func(t carteiro.EventType, meta map[string]any) {
-		events = append(events, a.event(e.ID, t, now, meta))
+		events = append(events, newEvent(e.ID, t, now, meta))
 	}
 	sent := func(rcpt string) {
 		add(carteiro.EventSent, map[string]any{"recipient": rcpt, "mx": "sandbox", "response": "250 2.0.0 simulated"})

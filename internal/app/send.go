@@ -328,7 +328,7 @@ func (a *App) admit(ctx context.Context, tx *store.Tx, p *Principal, e *carteiro
 		first = carteiro.EventScheduled
 	}
 	w.emails = append(w.emails, e)
-	w.events = append(w.events, a.event(e.ID, first, e.CreatedAt, nil))
+	w.events = append(w.events, newEvent(e.ID, first, e.CreatedAt, nil))
 	if e.ScheduledAt != nil {
 		w.scheduled = append(w.scheduled, e)
 	} else {
@@ -345,7 +345,7 @@ func (a *App) admit(ctx context.Context, tx *store.Tx, p *Principal, e *carteiro
 	return res, nil
 }
 
-// event builds a timeline event with a time-ordered id.
-func (a *App) event(emailID string, t carteiro.EventType, at time.Time, meta map[string]any) *carteiro.EmailEvent {
+// newEvent builds a timeline event with a time-ordered id.
+func newEvent(emailID string, t carteiro.EventType, at time.Time, meta map[string]any) *carteiro.EmailEvent {
 	return &carteiro.EmailEvent{ID: uuid.Must(uuid.NewV7()).String(), EmailID: emailID, Type: t, Timestamp: at, Metadata: meta}
 }

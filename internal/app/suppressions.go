@@ -189,7 +189,7 @@ func (a *App) splitSuppressed(ctx context.Context, gate *store.DeliveryGate, e *
 			continue
 		}
 		r.Status, r.UpdatedAt = carteiro.RecipientSuppressed, now
-		events = append(events, a.event(e.ID, carteiro.EventSuppressed, now, map[string]any{"recipient": r.Address}))
+		events = append(events, newEvent(e.ID, carteiro.EventSuppressed, now, map[string]any{"recipient": r.Address}))
 	}
 	e.SuppressedAt = &now
 	return keep, events, nil

@@ -27,7 +27,7 @@ func (a *App) RecordOpen(ctx context.Context, token, userAgent string) bool {
 		if e.OpenCount, err = tx.CountOpen(ctx, id, now); err != nil {
 			return err
 		}
-		return a.recordEvents(ctx, tx, e, []*carteiro.EmailEvent{a.event(id, carteiro.EventOpened, now, map[string]any{"userAgent": userAgent})})
+		return a.recordEvents(ctx, tx, e, []*carteiro.EmailEvent{newEvent(id, carteiro.EventOpened, now, map[string]any{"userAgent": userAgent})})
 	})
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		a.logger.ErrorContext(ctx, "record open", "email_id", id, "err", err)
@@ -51,7 +51,7 @@ func (a *App) RecordClick(ctx context.Context, token, userAgent string) (string,
 		if e.ClickCount, err = tx.CountClick(ctx, id, now); err != nil {
 			return err
 		}
-		return a.recordEvents(ctx, tx, e, []*carteiro.EmailEvent{a.event(id, carteiro.EventClicked, now, map[string]any{"url": url, "userAgent": userAgent})})
+		return a.recordEvents(ctx, tx, e, []*carteiro.EmailEvent{newEvent(id, carteiro.EventClicked, now, map[string]any{"url": url, "userAgent": userAgent})})
 	})
 	if errors.Is(err, store.ErrNotFound) {
 		return "", false

@@ -271,7 +271,7 @@ func (a *App) TestWebhook(ctx context.Context, p *Principal, id, eventType strin
 	}
 	e := &carteiro.Email{ID: uuid.Must(uuid.NewV7()).String(), From: carteiro.Address{Email: "test@example.com"},
 		To: []carteiro.Address{{Email: "recipient@example.com"}}, Subject: "Carteiro webhook test"}
-	ev := a.event(e.ID, carteiro.EventType(strings.TrimPrefix(eventType, "email.")), now, map[string]any{"test": true})
+	ev := newEvent(e.ID, carteiro.EventType(strings.TrimPrefix(eventType, "email.")), now, map[string]any{"test": true})
 	payload, err := eventPayload(e, ev, eventType)
 	if err != nil {
 		return "", &carteiro.Error{Code: carteiro.CodeInternal, Err: err}

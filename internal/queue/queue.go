@@ -209,19 +209,7 @@ func (q *Queue) EnqueueTx(ctx context.Context, tx *store.Tx, job app.Job, opts a
 	if opts.UniqueByArgs {
 		io.UniqueOpts = uniqueWhileWaiting
 	}
-	raw, err := tx.Raw(ctx)
-	if err != nil {
-		return fmt.Errorf("queue: insert %s: %w", job.Kind(), err)
-	}
-	switch raw := raw.(type) {
-	case pgx.Tx:
-		_, err = q.pg.InsertTx(ctx, raw, job, io)
-	case *sql.Tx:
-		_, err = q.sqlite.InsertTx(ctx, raw, job, io)
-	default:
-		err = fmt.Errorf("unknown transaction type %T", raw)
-	}
-	if err != nil {
+	if err := tx.WriteJobs(ctx, &oneJob{q: q, job: job, opts: io}); err != nil {
 		return fmt.Errorf("queue: insert %s: %w", job.Kind(), err)
 	}
 	return nil
@@ -242,22 +230,44 @@ func (q *Queue) EnqueueManyTx(ctx context.Context, tx *store.Tx, jobs []app.Job,
 	for i, job := range jobs {
 		params[i] = river.InsertManyParams{Args: job, InsertOpts: &river.InsertOpts{ScheduledAt: opts.ScheduledAt, Queue: opts.Queue, Priority: opts.Priority}}
 	}
-	raw, err := tx.Raw(ctx)
-	if err != nil {
-		return fmt.Errorf("queue: insert %d %s jobs: %w", len(jobs), jobs[0].Kind(), err)
-	}
-	switch raw := raw.(type) {
-	case pgx.Tx:
-		_, err = q.pg.InsertManyFastTx(ctx, raw, params)
-	case *sql.Tx:
-		_, err = q.sqlite.InsertManyFastTx(ctx, raw, params)
-	default:
-		err = fmt.Errorf("unknown transaction type %T", raw)
-	}
-	if err != nil {
+	if err := tx.WriteJobs(ctx, &manyJobs{q: q, params: params}); err != nil {
 		return fmt.Errorf("queue: insert %d %s jobs: %w", len(jobs), jobs[0].Kind(), err)
 	}
 	return nil
+}
+
+// oneJob inserts one job with River's client of the store's driver
+// (store.JobWriter).
+type oneJob struct {
+	q    *Queue
+	job  app.Job
+	opts *river.InsertOpts
+}
+
+func (j *oneJob) WriteSQLite(ctx context.Context, tx *sql.Tx) error {
+	_, err := j.q.sqlite.InsertTx(ctx, tx, j.job, j.opts)
+	return err
+}
+
+func (j *oneJob) WritePostgres(ctx context.Context, tx pgx.Tx) error {
+	_, err := j.q.pg.InsertTx(ctx, tx, j.job, j.opts)
+	return err
+}
+
+// manyJobs inserts jobs with one statement (store.JobWriter).
+type manyJobs struct {
+	q      *Queue
+	params []river.InsertManyParams
+}
+
+func (j *manyJobs) WriteSQLite(ctx context.Context, tx *sql.Tx) error {
+	_, err := j.q.sqlite.InsertManyFastTx(ctx, tx, j.params)
+	return err
+}
+
+func (j *manyJobs) WritePostgres(ctx context.Context, tx pgx.Tx) error {
+	_, err := j.q.pg.InsertManyFastTx(ctx, tx, j.params)
+	return err
 }
 
 // Enqueue inserts job in its own transaction.

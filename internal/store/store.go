@@ -136,18 +136,6 @@ func (t *Tx) end() {
 	t.afterEnd, t.gateHeld = nil, false
 }
 
-// Raw is *sql.Tx for SQLite and pgx.Tx for PostgreSQL. In a shared
-// transaction it first opens the running caller's savepoint, since what the
-// caller does with it is one of its statements.
-func (t *Tx) Raw(ctx context.Context) (any, error) {
-	if t.scope != nil {
-		if err := t.scope.ensure(ctx); err != nil {
-			return nil, fmt.Errorf("store: savepoint: %w", classify(err))
-		}
-	}
-	return t.raw, nil
-}
-
 // pgSharedBegin starts a shared PostgreSQL transaction. A caller that waits
 // on a lock (a row another transaction holds, a suppression's gate) would
 // hold up every caller sharing the transaction, so waits are cut short and
