@@ -32,6 +32,8 @@ func (s *Server) platformRoutes(product []Route) []Route {
 		{Method: http.MethodDelete, Path: pp + "/api-keys/{id}", Session: true, handler: s.revokeAPIKey},
 
 		{Method: http.MethodGet, Path: pp + "/audit", Session: true, handler: s.auditLog},
+
+		{Method: http.MethodGet, Path: pp + "/emails/{id}/details", Session: true, handler: s.emailDetails},
 	}
 	for _, rt := range product {
 		if !rt.Auth || !strings.HasPrefix(rt.Path, ProductPrefix+"/") {
