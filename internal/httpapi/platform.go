@@ -21,6 +21,7 @@ func (s *Server) platformRoutes(product []Route) []Route {
 		{Method: http.MethodPost, Path: pp + "/me/password", Session: true, handler: s.changePassword},
 		{Method: http.MethodPost, Path: pp + "/me/totp", Session: true, handler: s.beginTOTP},
 		{Method: http.MethodPost, Path: pp + "/me/totp/confirm", Session: true, handler: s.confirmTOTP},
+		{Method: http.MethodPost, Path: pp + "/me/totp/disable", Session: true, handler: s.disableTOTP},
 
 		{Method: http.MethodGet, Path: pp + "/users", Session: true, handler: s.listUsers},
 		{Method: http.MethodPost, Path: pp + "/users", Session: true, handler: s.createUser},
