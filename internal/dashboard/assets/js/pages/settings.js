@@ -42,18 +42,18 @@ export async function render(ctx) {
     });
     totpBox.append(h('p', {}, t('settings.totpOn')), off);
   } else {
-    const start = h('button', { type: 'button', class: 'secondary' }, t('settings.totpEnable'));
+    const start = h('button', { type: 'button', class: 'secondary', id: 'totp-enable' }, t('settings.totpEnable'));
     start.addEventListener('click', async () => {
       try {
         const r = await post('/me/totp');
-        const confirmForm = h('form', { class: 'inline' }, field(t('login.totp'), h('input', { name: 'code', inputmode: 'numeric', required: true })),
+        const confirmForm = h('form', { class: 'inline', id: 'totp-confirm-form' }, field(t('login.totp'), h('input', { name: 'code', inputmode: 'numeric', required: true })),
           h('button', { type: 'submit' }, t('confirm')));
         confirmForm.addEventListener('submit', ev => {
           ev.preventDefault();
           submitting(confirmForm, async () => { await post('/me/totp/confirm', formValues(confirmForm)); me.totpEnabled = true; totpBox.replaceChildren(notice(t('settings.totpOn'))); });
         });
         start.replaceWith(h('div', {}, h('p', {}, t('settings.totpScan')),
-          h('div', { class: 'copyline' }, h('code', { class: 'secret' }, r.secret), copyButton(r.secret)),
+          h('div', { class: 'copyline' }, h('code', { class: 'secret', id: 'totp-secret' }, r.secret), copyButton(r.secret)),
           h('p', {}, h('code', { class: 'wrap' }, r.otpauthUrl)), confirmForm));
       } catch (err) { totpBox.append(errorBox(err)); }
     });
