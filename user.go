@@ -91,4 +91,5 @@ const (
 	AuditUserRole       = "user.role_changed"
 	AuditPasswordChange = "user.password_changed"
 	AuditTOTPEnabled    = "user.totp_enabled"
+	AuditTOTPDisabled   = "user.totp_disabled"
 )

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/base64"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -206,6 +207,39 @@ func TestDashboardFirstDayBrowser(t *testing.T) {
 		b.checkA11y("webhook")
 		b.docShot("webhook")
 
+		// An email's page: a scheduled email is cancelled, then resent; the
+		// page shows its headers and attachment, and the new email's page
+		// the webhook deliveries of its own events.
+		later := send(t, ts, secret, map[string]any{"from": "hello@shop.example", "to": "anyone@sandbox.example",
+			"subject": "Scheduled one", "text": "Later", "isSandbox": true,
+			"scheduledAt": ts.Clock.Now().Add(time.Minute).UTC().Format(time.RFC3339), "headers": map[string]string{"X-Campaign": "spring"},
+			"attachments": []map[string]any{{"filename": "invoice.pdf", "contentType": "application/pdf", "disposition": "attachment",
+				"content": base64.StdEncoding.EncodeToString([]byte("%PDF-1.4 fourteen"))}}})
+		b.open(base + "emails/" + later.ID)
+		b.waitText("h1", "Scheduled one")
+		b.waitText("main dl", "X-Campaign")
+		b.waitText("main table", "invoice.pdf")
+		b.click("main .actions button.danger")
+		b.waitText("dialog", "Cancel this scheduled email?")
+		b.click(`dialog button[value=ok]`)
+		b.waitText("main .row .badge", "cancelled")
+		ts.Clock.Advance(2 * time.Minute) // past its time: the copy is sent at once
+		b.click("main .actions button")   // Resend
+		resent := later.ID
+		waitFor(t, func() bool { // the page of the copy opens
+			resent = strings.TrimPrefix(eval[string](b, "location.pathname"), "/dashboard/emails/")
+			return resent != later.ID
+		})
+		waitStatus(t, ts, secret, resent, "delivered")
+		waitFor(t, func() bool { // the webhook's event, answered 200
+			b.open(base + "emails/" + resent)
+			b.waitText("h1", "Scheduled one")
+			shown := b.text("#email-deliveries")
+			return strings.Contains(shown, "email.delivered") && strings.Contains(shown, "success")
+		})
+		b.waitText("#email-deliveries", rcv.URL())
+		b.checkA11y("email with deliveries")
+
 		// Audiences: a CSV import with a bad row and a duplicate.
 		b.click(`nav a[href="/dashboard/audiences"]`)
 		b.fill("#audience-form input[name=name]", "Customers")
@@ -300,6 +334,22 @@ func TestDashboardFirstDayBrowser(t *testing.T) {
 		b.fill("#user-form input[name=password]", "member password 1")
 		b.click("#user-form button[type=submit]")
 		b.waitText("#users", "member@shop.example")
+
+		// Two-factor authentication: on with a code, off with the password
+		// and a later code.
+		b.click("#totp-enable")
+		totpSecret := strings.TrimSpace(b.text("#totp-secret"))
+		b.fill("#totp-confirm-form input[name=code]", totp(t, totpSecret, ts.Clock.Now()))
+		b.click("#totp-confirm-form button[type=submit]")
+		b.waitText("main", "An authenticator code is asked at sign-in.")
+		b.open(base + "settings")
+		ts.Clock.Advance(30 * time.Second) // the confirming code's step is spent (D63)
+		b.fill("#totp-disable-form input[name=password]", "correct horse battery")
+		b.fill("#totp-disable-form input[name=totpCode]", totp(t, totpSecret, ts.Clock.Now()))
+		b.checkA11y("settings with TOTP")
+		b.click("#totp-disable-form button[type=submit]")
+		b.waitText("main", "Two-factor authentication is off.")
+		b.waitText("#audit", "Two-factor authentication turned on")
 
 		// Logout ends the session: the dashboard asks to sign in again.
 		b.click("#logout")

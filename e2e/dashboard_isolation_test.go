@@ -49,6 +49,9 @@ func TestDashboardOrganizationsAreIsolated(t *testing.T) {
 			"POST /me/totp/confirm": func() {
 				testserver.Expect(t, do("POST", "/me/totp/confirm", map[string]any{"code": "000000"}, "live"), 422, "VALIDATION_ERROR")
 			},
+			"POST /me/totp/disable": func() {
+				testserver.Expect(t, do("POST", "/me/totp/disable", map[string]any{"password": "x", "totpCode": "000000"}, "live"), 409, "INVALID_STATE")
+			},
 			"GET /users": func() { hides(do("GET", "/users", nil, "live"), firstOwner, "first-owner@example.com") },
 			"POST /users": func() {
 				testserver.Expect(t, do("POST", "/users", map[string]any{"email": "second@other.example", "password": testserver.UserPassword, "role": "member"}, "live"), 201, "")

@@ -48,3 +48,23 @@ func (a *App) ConfirmTOTP(ctx context.Context, p *Principal, code string) error 
 		return a.audit(ctx, tx, u.OrgID, u.Email, carteiro.AuditTOTPEnabled, u.Email)
 	}))
 }
+
+// DisableTOTP turns the caller's TOTP off. It takes the user's password
+// and a current code, as the dashboard's other sensitive actions do (D73),
+// so a session left open cannot remove the second factor.
+func (a *App) DisableTOTP(ctx context.Context, p *Principal, password, code string) error {
+	u := *p.User
+	if !u.TOTPEnabled() {
+		return carteiro.InvalidState("totp_not_enabled")
+	}
+	if err := a.checkUserReauth(ctx, &u, Reauth{Method: "password", Credential: password, TOTPCode: code}); err != nil {
+		return err
+	}
+	u.TOTPSecret, u.TOTPPending = "", ""
+	return storeErr(a.store.InTx(ctx, func(tx *store.Tx) error {
+		if err := tx.UpdateUser(ctx, &u); err != nil {
+			return err
+		}
+		return a.audit(ctx, tx, u.OrgID, u.Email, carteiro.AuditTOTPDisabled, u.Email)
+	}))
+}

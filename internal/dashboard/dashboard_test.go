@@ -15,6 +15,9 @@ import (
 // when the request carries the session cookie, and records what came.
 type fakeAPI struct{ last *http.Request }
 
+// Around is the API's middleware, which these tests do not need.
+func (f *fakeAPI) Around(_ string, _ bool, next http.HandlerFunc) http.HandlerFunc { return next }
+
 func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.last = r
 	if r.URL.Path == "/v1/platform/emails/e1" && r.Header.Get("Cookie") == "carteiro_session=s" {

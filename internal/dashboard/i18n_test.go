@@ -70,20 +70,3 @@ func TestDictionariesMatchAndCoverTheScripts(t *testing.T) {
 		t.Fatal(err)
 	}
 }
-
-// The whole dashboard (every script, style and dictionary) stays under
-// issue 26's page weight of 200 KB compressed.
-func TestPageWeight(t *testing.T) {
-	a, err := loadAssets()
-	if err != nil {
-		t.Fatal(err)
-	}
-	total := len(a.index)
-	for _, f := range a.byName {
-		total += len(f.gzipped)
-	}
-	if total > 200<<10 {
-		t.Errorf("the dashboard weighs %d bytes compressed, over 200 KB", total)
-	}
-	t.Logf("dashboard: %d bytes compressed, everything included", total)
-}

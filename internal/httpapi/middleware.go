@@ -200,3 +200,21 @@ func clientIP(r *http.Request) string {
 func durationMS(d time.Duration) slog.Attr {
 	return slog.Float64("duration_ms", float64(d.Microseconds())/1000)
 }
+
+// Around runs next inside the outer middleware under the route name given,
+// for handlers served beside the API (the dashboard's pages, D73): their
+// requests get the same request id, log line, metrics, per-IP limit and
+// panic recovery as the API's. With secretPath the log shows the route
+// instead of the path, which carries a secret token.
+func (s *Server) Around(route string, secretPath bool, next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		s.outer(w, r, func(w http.ResponseWriter, r *http.Request) {
+			info := infoOf(r.Context())
+			info.route = route
+			if secretPath {
+				info.loggedPath = route
+			}
+			next(w, r)
+		})
+	}
+}

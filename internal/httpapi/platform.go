@@ -21,6 +21,7 @@ func (s *Server) platformRoutes(product []Route) []Route {
 		{Method: http.MethodPost, Path: pp + "/me/password", Session: true, handler: s.changePassword},
 		{Method: http.MethodPost, Path: pp + "/me/totp", Session: true, handler: s.beginTOTP},
 		{Method: http.MethodPost, Path: pp + "/me/totp/confirm", Session: true, handler: s.confirmTOTP},
+		{Method: http.MethodPost, Path: pp + "/me/totp/disable", Session: true, handler: s.disableTOTP},
 
 		{Method: http.MethodGet, Path: pp + "/users", Session: true, handler: s.listUsers},
 		{Method: http.MethodPost, Path: pp + "/users", Session: true, handler: s.createUser},
@@ -32,6 +33,8 @@ func (s *Server) platformRoutes(product []Route) []Route {
 		{Method: http.MethodDelete, Path: pp + "/api-keys/{id}", Session: true, handler: s.revokeAPIKey},
 
 		{Method: http.MethodGet, Path: pp + "/audit", Session: true, handler: s.auditLog},
+
+		{Method: http.MethodGet, Path: pp + "/emails/{id}/details", Session: true, handler: s.emailDetails},
 	}
 	for _, rt := range product {
 		if !rt.Auth || !strings.HasPrefix(rt.Path, ProductPrefix+"/") {

@@ -186,6 +186,22 @@ func (s *Server) confirmTOTP(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
+func (s *Server) disableTOTP(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Password string `json:"password"`
+		TOTPCode string `json:"totpCode"`
+	}
+	if err := s.decode(r, &in, false); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if err := s.app.DisableTOTP(r.Context(), principalOf(r.Context()), in.Password, in.TOTPCode); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
 // deleteDomainAsUser is DELETE /domains/{id} for the dashboard: the
 // reauthentication is the user's password, and TOTP code when on.
 func (s *Server) deleteDomainAsUser(w http.ResponseWriter, r *http.Request) {

@@ -154,7 +154,13 @@ type auditJSON struct {
 }
 
 func (s *Server) auditLog(w http.ResponseWriter, r *http.Request) {
-	entries, err := s.app.AuditLog(r.Context(), principalOf(r.Context()))
+	q := r.URL.Query()
+	limit, err := queryLimit(q)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	entries, next, err := s.app.AuditLog(r.Context(), principalOf(r.Context()), app.AuditQuery{Before: q.Get("before"), Limit: limit})
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -163,5 +169,5 @@ func (s *Server) auditLog(w http.ResponseWriter, r *http.Request) {
 	for i, e := range entries {
 		out[i] = auditJSON{At: e.At, Actor: e.Actor, Action: e.Action, Target: e.Target}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"data": out})
+	writeJSON(w, http.StatusOK, map[string]any{"data": out, "nextCursor": optional(next)})
 }

@@ -179,30 +179,7 @@ func (s *Server) webhookDeliveries(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	type deliveryJSON struct {
-		ID             string    `json:"id"`
-		WebhookID      string    `json:"webhookId"`
-		EmailEventID   *string   `json:"emailEventId"`
-		EventType      string    `json:"eventType"`
-		ResponseStatus *int      `json:"responseStatus"`
-		ResponseBody   *string   `json:"responseBody"`
-		Attempts       int       `json:"attempts"`
-		LastError      *string   `json:"lastError"`
-		Status         string    `json:"status"`
-		NextRunAt      time.Time `json:"nextRunAt"`
-		CreatedAt      time.Time `json:"createdAt"`
-	}
-	out := make([]deliveryJSON, 0, len(ds))
-	for _, d := range ds {
-		var status *int
-		if d.ResponseStatus != 0 {
-			status = &d.ResponseStatus
-		}
-		out = append(out, deliveryJSON{ID: d.ID, WebhookID: d.WebhookID, EmailEventID: optional(d.EmailEventID), EventType: d.EventType,
-			ResponseStatus: status, ResponseBody: optional(d.ResponseBody), Attempts: d.Attempts, LastError: optional(d.LastError),
-			Status: string(d.Status), NextRunAt: d.NextRunAt, CreatedAt: d.CreatedAt})
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"deliveries": out})
+	writeJSON(w, http.StatusOK, map[string]any{"deliveries": toDeliveriesJSON(ds)})
 }
 
 func (s *Server) testWebhook(w http.ResponseWriter, r *http.Request) {
@@ -237,4 +214,33 @@ func (s *Server) rotateWebhookSecret(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"webhookId": id, "secret": secret})
+}
+
+// deliveryJSON is one webhook delivery (3.6).
+type deliveryJSON struct {
+	ID             string    `json:"id"`
+	WebhookID      string    `json:"webhookId"`
+	EmailEventID   *string   `json:"emailEventId"`
+	EventType      string    `json:"eventType"`
+	ResponseStatus *int      `json:"responseStatus"`
+	ResponseBody   *string   `json:"responseBody"`
+	Attempts       int       `json:"attempts"`
+	LastError      *string   `json:"lastError"`
+	Status         string    `json:"status"`
+	NextRunAt      time.Time `json:"nextRunAt"`
+	CreatedAt      time.Time `json:"createdAt"`
+}
+
+func toDeliveriesJSON(ds []*carteiro.WebhookDelivery) []deliveryJSON {
+	out := make([]deliveryJSON, 0, len(ds))
+	for _, d := range ds {
+		var status *int
+		if d.ResponseStatus != 0 {
+			status = &d.ResponseStatus
+		}
+		out = append(out, deliveryJSON{ID: d.ID, WebhookID: d.WebhookID, EmailEventID: optional(d.EmailEventID), EventType: d.EventType,
+			ResponseStatus: status, ResponseBody: optional(d.ResponseBody), Attempts: d.Attempts, LastError: optional(d.LastError),
+			Status: string(d.Status), NextRunAt: d.NextRunAt, CreatedAt: d.CreatedAt})
+	}
+	return out
 }

@@ -100,10 +100,25 @@ func (q *Queries) AddAudit(ctx context.Context, e *carteiro.AuditEntry) error {
 	return nil
 }
 
-// ListAudit returns an organization's latest audit entries, newest first.
-func (q *Queries) ListAudit(ctx context.Context, orgID string, limit int) ([]*carteiro.AuditEntry, error) {
-	rs, err := q.query(ctx, `SELECT id, org_id, at, actor, action, target FROM audit_log WHERE org_id = ?
-		ORDER BY at DESC, id DESC LIMIT ?`, orgID, limit)
+// AuditKey is where a page of the audit log ends: the next page starts
+// after it.
+type AuditKey struct {
+	At time.Time
+	ID string
+}
+
+// ListAudit returns an organization's audit entries older than before
+// (all when nil), newest first.
+func (q *Queries) ListAudit(ctx context.Context, orgID string, before *AuditKey, limit int) ([]*carteiro.AuditEntry, error) {
+	query := `SELECT id, org_id, at, actor, action, target FROM audit_log WHERE org_id = ?`
+	args := []any{orgID}
+	if before != nil {
+		// A keyset page on (at, id), which audit_by_org (org_id, at)
+		// serves: no OFFSET, however far back the page is.
+		query += ` AND (at < ? OR (at = ? AND id < ?))`
+		args = append(args, micros(before.At), micros(before.At), before.ID)
+	}
+	rs, err := q.query(ctx, query+` ORDER BY at DESC, id DESC LIMIT ?`, append(args, limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("store: list audit: %w", classify(err))
 	}

@@ -1,12 +1,14 @@
 // One email: its HTML in a sandboxed iframe (D73; remote images only on
-// request), its text, addresses and tags, the timeline, resend and cancel.
+// request), its text, addresses, headers, attachments and tags, the
+// timeline, the webhook deliveries of its events, resend and cancel.
 import { h, badge, fmtDate, table, confirmDialog, errorBox, notice } from '../dom.js';
 import { get, post, mode } from '../api.js';
 import { t } from '../i18n.js';
 
 export async function render(ctx) {
   const id = ctx.params[0];
-  const [email, events] = await Promise.all([get('/emails/' + encodeURIComponent(id)), get('/emails/' + encodeURIComponent(id) + '/events')]);
+  const base = '/emails/' + encodeURIComponent(id);
+  const [email, events, details] = await Promise.all([get(base), get(base + '/events'), get(base + '/details')]);
   const actions = h('div', { class: 'actions' });
   if (email.status === 'scheduled') {
     actions.append(h('button', { type: 'button', class: 'danger', onclick: async () => {
@@ -41,7 +43,13 @@ export async function render(ctx) {
           dl(t('email.attempts'), String(email.attempts)),
           dl(t('email.opens'), String(email.openCount)), dl(t('email.clicks'), String(email.clickCount)),
           dl(t('email.tags'), (email.tags || []).map(tg => h('span', { class: 'tag' }, tg.name + '=' + tg.value))),
-          email.attachments ? dl(t('email.attachments'), email.attachments.map(a => h('span', { class: 'tag' }, a.filename))) : null)),
+          details.headers.map(x => dl(x.name, x.value))),
+        h('h3', {}, t('email.attachments')),
+        table([
+          { label: t('email.fileName'), cell: a => a.filename },
+          { label: t('email.fileType'), cell: a => a.contentType + (a.disposition === 'inline' ? ' (' + t('email.inline') + ')' : '') },
+          { label: t('email.fileSize'), cell: a => fmtBytes(a.size) },
+        ], details.attachments, t('email.noAttachments'))),
       h('section', { class: 'card', 'aria-labelledby': 'h-timeline' }, h('h2', { id: 'h-timeline' }, t('email.timeline')),
         h('ol', { class: 'timeline', id: 'timeline' }, (events.events || []).map(ev =>
           h('li', {}, badge(ev.type), ' ', h('time', { datetime: ev.timestamp }, fmtDate(ev.timestamp)),
@@ -50,27 +58,33 @@ export async function render(ctx) {
       h('p', { class: 'muted' }, t('email.imagesOff')), frame),
     h('section', { class: 'card', 'aria-labelledby': 'h-text' }, h('h2', { id: 'h-text' }, t('email.textBody')),
       h('pre', { class: 'text-body', tabindex: '0' }, email.text || '—')),
-    h('section', { class: 'card', 'aria-labelledby': 'h-hooks' }, h('h2', { id: 'h-hooks' }, t('email.webhooks')), await hookDeliveries()));
+    h('section', { class: 'card', 'aria-labelledby': 'h-hooks' }, h('h2', { id: 'h-hooks' }, t('email.webhooks')), await hookDeliveries(details.webhookDeliveries)));
 }
 
-// hookDeliveries lists the recent webhook deliveries of the organization's
-// endpoints; the API has no per-email filter, so they are shown by event.
-async function hookDeliveries() {
-  let hooks;
-  try { hooks = (await get('/webhooks')).webhooks || []; } catch (err) { return errorBox(err); }
-  if (hooks.length === 0) return h('p', { class: 'empty' }, t('webhooks.none'));
-  const rows = [];
-  for (const wh of hooks.slice(0, 5)) {
-    try {
-      const d = await get('/webhooks/' + wh.id + '/deliveries?limit=10');
-      for (const x of d.deliveries || []) rows.push({ ...x, url: wh.url });
-    } catch { /* one endpoint failing to list does not hide the others */ }
-  }
-  return table([
-    { label: t('webhooks.url'), cell: r => r.url },
+function fmtBytes(n) {
+  if (n < 1024) return n + ' B';
+  if (n < 1024 * 1024) return (n / 1024).toFixed(1) + ' KB';
+  return (n / 1024 / 1024).toFixed(1) + ' MB';
+}
+
+// hookDeliveries lists the deliveries of this email's events, with their
+// endpoints' addresses.
+async function hookDeliveries(deliveries) {
+  if (deliveries.length === 0) return h('p', { class: 'empty', id: 'email-deliveries' }, t('email.noDeliveries'));
+  const urls = {};
+  try {
+    for (const wh of (await get('/webhooks')).webhooks || []) urls[wh.id] = wh.url;
+  } catch { /* the addresses are a convenience; the deliveries still show */ }
+  const list = table([
+    { label: t('webhooks.url'), cell: r => urls[r.webhookId] || r.webhookId },
     { label: t('webhooks.event'), cell: r => r.eventType },
     { label: t('emails.status'), cell: r => badge(r.status) },
     { label: t('webhooks.response'), cell: r => r.responseStatus ?? '—' },
+    { label: t('webhooks.attempts'), cell: r => String(r.attempts) },
+    // A delivery is due when its event happens: its first attempt is then.
     { label: t('emails.created'), cell: r => fmtDate(r.createdAt) },
-  ], rows);
+    { label: t('webhooks.nextRetry'), cell: r => r.status === 'pending' || r.status === 'failed' ? fmtDate(r.nextRunAt) : '—' },
+  ], deliveries);
+  list.id = 'email-deliveries';
+  return list;
 }

@@ -1,5 +1,6 @@
-// Settings: language, password, TOTP; for owners the users and roles and
-// the audit of API keys and users (D73).
+// Settings: language, password, TOTP (on, and off with the password and a
+// code); for owners the users and roles and the audit of API keys and
+// users, a page at a time (D73).
 import { h, table, fmtDate, field, select, submitting, formValues, notice, confirmDialog, errorBox, copyButton } from '../dom.js';
 import { get, post, patch, del } from '../api.js';
 import { t, lang, LANGS, loadLang, rememberLang } from '../i18n.js';
@@ -30,20 +31,29 @@ export async function render(ctx) {
     submitting(pwForm, async () => { await post('/me/password', formValues(pwForm)); pwForm.reset(); pwForm.append(notice(t('settings.passwordChanged'))); });
   });
   const totpBox = h('section', { class: 'card', 'aria-labelledby': 'h-totp' }, h('h2', { id: 'h-totp' }, t('settings.totp')));
-  if (me.totpEnabled) totpBox.append(h('p', {}, t('settings.totpOn')));
-  else {
-    const start = h('button', { type: 'button', class: 'secondary' }, t('settings.totpEnable'));
+  if (me.totpEnabled) {
+    const off = h('form', { class: 'inline', id: 'totp-disable-form' },
+      field(t('password'), h('input', { name: 'password', type: 'password', required: true, autocomplete: 'current-password' })),
+      field(t('login.totp'), h('input', { name: 'totpCode', inputmode: 'numeric', required: true, autocomplete: 'one-time-code' })),
+      h('button', { type: 'submit', class: 'danger' }, t('settings.totpDisable')));
+    off.addEventListener('submit', ev => {
+      ev.preventDefault();
+      submitting(off, async () => { await post('/me/totp/disable', formValues(off)); me.totpEnabled = false; totpBox.replaceChildren(notice(t('settings.totpOff'))); });
+    });
+    totpBox.append(h('p', {}, t('settings.totpOn')), off);
+  } else {
+    const start = h('button', { type: 'button', class: 'secondary', id: 'totp-enable' }, t('settings.totpEnable'));
     start.addEventListener('click', async () => {
       try {
         const r = await post('/me/totp');
-        const confirmForm = h('form', { class: 'inline' }, field(t('login.totp'), h('input', { name: 'code', inputmode: 'numeric', required: true })),
+        const confirmForm = h('form', { class: 'inline', id: 'totp-confirm-form' }, field(t('login.totp'), h('input', { name: 'code', inputmode: 'numeric', required: true })),
           h('button', { type: 'submit' }, t('confirm')));
         confirmForm.addEventListener('submit', ev => {
           ev.preventDefault();
-          submitting(confirmForm, async () => { await post('/me/totp/confirm', formValues(confirmForm)); totpBox.replaceChildren(notice(t('settings.totpOn'))); });
+          submitting(confirmForm, async () => { await post('/me/totp/confirm', formValues(confirmForm)); me.totpEnabled = true; totpBox.replaceChildren(notice(t('settings.totpOn'))); });
         });
         start.replaceWith(h('div', {}, h('p', {}, t('settings.totpScan')),
-          h('div', { class: 'copyline' }, h('code', { class: 'secret' }, r.secret), copyButton(r.secret)),
+          h('div', { class: 'copyline' }, h('code', { class: 'secret', id: 'totp-secret' }, r.secret), copyButton(r.secret)),
           h('p', {}, h('code', { class: 'wrap' }, r.otpauthUrl)), confirmForm));
       } catch (err) { totpBox.append(errorBox(err)); }
     });
@@ -82,15 +92,24 @@ export async function render(ctx) {
     e.preventDefault();
     submitting(addUser, async () => { await post('/users', formValues(addUser)); addUser.reset(); await drawUsers(); });
   });
-  const audit = await get('/audit').catch(err => ({ error: err }));
-  ctx.main.append(
-    h('h2', {}, t('settings.users')), addUser, users,
-    h('h2', {}, t('settings.audit')),
-    audit.error ? errorBox(audit.error) : table([
+  // The audit log, a page at a time: "Older entries" asks for the page
+  // after the last one shown (a cursor, not an offset).
+  const audit = h('div', { id: 'audit' });
+  const entries = [];
+  const drawAudit = async cursor => {
+    let page;
+    try { page = await get('/audit' + (cursor ? '?before=' + encodeURIComponent(cursor) : '')); } catch (err) { audit.replaceChildren(errorBox(err)); return; }
+    entries.push(...(page.data || []));
+    const more = page.nextCursor ? h('button', { type: 'button', class: 'secondary', id: 'audit-more', onclick: () => drawAudit(page.nextCursor) }, t('settings.auditMore')) : null;
+    audit.replaceChildren(table([
       { label: t('settings.when'), cell: a => fmtDate(a.at) },
       { label: t('settings.actor'), cell: a => a.actor },
       { label: t('settings.action'), cell: a => t('audit.' + a.action, a.action) },
       { label: t('settings.target'), cell: a => a.target },
-    ], audit.data || [], t('settings.noAudit')));
-  await drawUsers();
+    ], entries, t('settings.noAudit')), ...(more ? [more] : []));
+  };
+  ctx.main.append(
+    h('h2', {}, t('settings.users')), addUser, users,
+    h('h2', {}, t('settings.audit')), audit);
+  await Promise.all([drawUsers(), drawAudit('')]);
 }
