@@ -11,13 +11,13 @@ import (
 	"github.com/carteiro/carteiro/internal/testserver"
 )
 
-// TestNoMessageAfterSuppressionCommitted: while 10,000 emails are being
-// delivered, 1,000 of their recipients are suppressed through the API; no
+// TestNoMessageAfterSuppressionCommitted: while 5,000 emails are being
+// delivered, 500 of their recipients are suppressed through the API; no
 // message reaches a recipient after that recipient's suppression committed
 // (its POST returned), and every other recipient gets its email.
 func TestNoMessageAfterSuppressionCommitted(t *testing.T) {
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
-		const total, suppressed = 10000, 1000
+		const total, suppressed = 5000, 500
 		ts, smtp, _ := relayServer(t, b, map[string]string{"CARTEIRO_RATE_LIMIT_KEY": "100000,100000"})
 		rcpt := func(i int) string { return fmt.Sprintf("r%d@customer.example", i) }
 
