@@ -160,3 +160,24 @@ func TestDirectPipelined421InTheMiddle(t *testing.T) {
 		t.Fatalf("%d connections, %d messages; want 2 and 1 (the next email's)", connections, len(bodies))
 	}
 }
+
+// issue 32: the relay's pooled connection proves itself alive with an
+// RSET at the head of the next transaction's pipelined group, as direct
+// delivery does, instead of a round trip of its own: the server, which
+// answers nothing before DATA, gets three emails on one connection.
+func TestRelayPipelinesTheRSETOfAReusedConnection(t *testing.T) {
+	t.Parallel()
+	mx := servePipelinedMX(t, "127.0.0.1:0", nil, "")
+	relay := newRelay(t, "smtp+plain://"+mx.addr, RelayOptions{})
+	for i, rcpt := range []string{"a@example.org", "b@example.org", "c@example.org"} {
+		r := relay.Deliver(testContext(t), Envelope{From: "s@example.com", Recipients: []string{rcpt}}, pipeData)[0]
+		if r.Class != ClassAccepted {
+			t.Fatalf("email %d: %+v, want accepted", i, r)
+		}
+	}
+	groups, bodies, connections := mx.seen()
+	if connections != 1 || len(groups) != 3 || len(bodies) != 3 {
+		t.Fatalf("%d connections, %d groups, %d messages; want 1, 3, 3 (the RSET sent with MAIL)", connections, len(groups), len(bodies))
+	}
+	assertGroup(t, groups[2], "RSET", "MAIL FROM", "RCPT TO", "DATA")
+}
