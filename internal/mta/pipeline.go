@@ -7,7 +7,8 @@ import "context"
 // connection comes from a pool, or the last transaction was left open),
 // MAIL, every RCPT and DATA go in one write, then the replies are read in
 // order. A reused connection's transaction then costs two round trips
-// (the group, the message) instead of four. DATA ends the group, as RFC
+// (the group, the message) instead of three (RSET with MAIL and RCPT,
+// DATA, the message) or five one command at a time. DATA ends the group, as RFC
 // 2920 section 3.1 requires of a command that changes the state. The
 // message follows only a 354 and only if a recipient was accepted; each
 // recipient's outcome is the one the lock-step exchange gives (its RCPT
@@ -37,9 +38,11 @@ func (t *transaction) pipelined(ctx context.Context, data []byte, valid []int) {
 		// Nothing is accepted before RSET's reply: a connection that fails
 		// here (closed while idle, or RSET refused) is given up with no
 		// transaction of ours in progress, and no message will follow on
-		// it, whatever the server answers to the rest of the group.
+		// it, whatever the server answers to the rest of the group. The
+		// session is then out of step (that rest may end in a 354), so it
+		// is closed without QUIT.
 		if rset, err := s.readReply(); err != nil || rset.code != 250 {
-			t.stale, t.reusable = true, false
+			t.stale, t.reusable, s.broken = true, false, true
 			return
 		}
 		s.open, s.probe = false, false
@@ -47,6 +50,7 @@ func (t *transaction) pipelined(ctx context.Context, data []byte, valid []int) {
 	if !t.groupReplies(ctx, valid) {
 		return
 	}
+	s.setDeadline(ctx, s.limits.command)
 	dataReply, err := s.readReply()
 	if err != nil {
 		t.lost(ctx, "reading the reply to DATA", err)
@@ -85,10 +89,11 @@ func (t *transaction) groupReplies(ctx context.Context, valid []int) bool {
 		}
 		if mail.closing() {
 			t.reusable = false
+			s.unread = len(valid) + 1 // the RCPTs and DATA
 			return false
 		}
 	}
-	for _, i := range valid {
+	for k, i := range valid {
 		s.setDeadline(ctx, s.limits.command)
 		rcpt, err := s.readReply()
 		if err != nil {
@@ -97,11 +102,13 @@ func (t *transaction) groupReplies(ctx context.Context, valid []int) bool {
 		if !mail.positive() {
 			if rcpt.closing() {
 				t.reusable = false
+				s.unread = len(valid) - k // the other RCPTs and DATA
 				return false
 			}
 			continue
 		}
 		if !t.recipientReply(i, rcpt) {
+			s.unread = len(valid) - k // the other RCPTs and DATA
 			return false
 		}
 	}

@@ -181,3 +181,33 @@ func TestRelayPipelinesTheRSETOfAReusedConnection(t *testing.T) {
 	}
 	assertGroup(t, groups[2], "RSET", "MAIL FROM", "RCPT TO", "DATA")
 }
+
+// issue 32: a server that answers 421 to one RCPT but goes on (against
+// RFC 5321 section 3.8), accepts the next RCPT and answers DATA with 354
+// is waiting for a message: the transaction's recipients are deferred
+// with the 421 and the connection is dropped without a word more (a QUIT
+// would be read as the message), so nothing is delivered.
+func TestDirectPipelined421ThenTheServerGoesOn(t *testing.T) {
+	t.Parallel()
+	direct, mx := directToPipelined(t, map[string]string{"closing@pipe.test": "421 4.3.2 shutting down"}, "")
+	mx.mu.Lock()
+	mx.goesOnAfter421 = true
+	mx.mu.Unlock()
+	results := deliverPipe(t, direct, "closing@pipe.test", "second@pipe.test")
+	for _, r := range results {
+		if r.Class != ClassTemporary || r.Code != 421 {
+			t.Errorf("result %+v, want deferred with the 421", r)
+		}
+	}
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if mx.cutShortCount() > 0 {
+			break
+		}
+	}
+	_, bodies, _ := mx.seen()
+	mx.mu.Lock()
+	defer mx.mu.Unlock()
+	if len(bodies) != 0 || len(mx.cutShort) != 1 || mx.cutShort[0] != "" {
+		t.Errorf("messages %q, input of dropped connections %q; want none and one empty", bodies, mx.cutShort)
+	}
+}

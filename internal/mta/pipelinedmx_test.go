@@ -22,11 +22,15 @@ type pipelinedMX struct {
 	addr      string
 	rcpt      map[string]string // RCPT address -> reply line
 	dataReply string
+	// goesOnAfter421: the server does not close after a 421, as go-smtp
+	// does not; RFC 5321 section 3.8 has it close.
+	goesOnAfter421 bool
 
 	mu          sync.Mutex
 	connections int
 	groups      [][]string
 	bodies      []string
+	cutShort    []string // message input of connections dropped before the "."
 }
 
 func servePipelinedMX(t *testing.T, addr string, rcpt map[string]string, dataReply string) *pipelinedMX {
@@ -118,7 +122,7 @@ func (mx *pipelinedMX) answer(conn net.Conn, r *bufio.Reader, group []string, sa
 			}
 			dataAnswer = reply
 		}
-		if !say(reply) || strings.HasPrefix(reply, "421") {
+		if !say(reply) || (strings.HasPrefix(reply, "421") && !mx.goesOn()) {
 			return false
 		}
 	}
@@ -129,6 +133,9 @@ func (mx *pipelinedMX) answer(conn net.Conn, r *bufio.Reader, group []string, sa
 	for {
 		line, err := r.ReadString('\n')
 		if err != nil {
+			mx.mu.Lock()
+			mx.cutShort = append(mx.cutShort, body.String())
+			mx.mu.Unlock()
 			return false
 		}
 		if line == ".\r\n" {
@@ -158,4 +165,18 @@ func directToPipelined(t *testing.T, rcpt map[string]string, dataReply string) (
 	farm.dns.SetA("mx."+farmDestination(1), farmIP(1))
 	farm.addDomains(1, "pipe.test")
 	return farm.direct(t, DirectOptions{}), mx
+}
+
+// cutShortCount is how many connections were dropped inside a message.
+func (mx *pipelinedMX) cutShortCount() int {
+	mx.mu.Lock()
+	defer mx.mu.Unlock()
+	return len(mx.cutShort)
+}
+
+// goesOn reads goesOnAfter421, which a test sets after the server started.
+func (mx *pipelinedMX) goesOn() bool {
+	mx.mu.Lock()
+	defer mx.mu.Unlock()
+	return mx.goesOnAfter421
 }

@@ -71,6 +71,9 @@ type session struct {
 	// reply that is not SMTP), so the connection is out of step and
 	// nothing more is said on it: end closes it without QUIT.
 	broken bool
+	// unread counts the replies still due to a pipelined group that a
+	// closing reply (421) cut short; the last is DATA's.
+	unread int
 }
 
 // connectError marks a failure to reach the server at all (dial or
@@ -370,17 +373,8 @@ func (s *session) quit() {
 	_ = s.raw.SetDeadline(time.Now().Add(min(quitTimeout, s.limits.command)))
 	s.send("QUIT")
 	if s.bw.Flush() == nil {
-		// Replies still due to a pipelined group cut short (the rest of
-		// a group after a 421 to MAIL) come before QUIT's.
-		for {
-			r, err := s.readReply()
-			if err != nil {
-				break
-			}
-			if r.code == 221 {
-				_, _ = s.br.ReadByte() // returns at the server's close (EOF)
-				break
-			}
+		if r, err := s.readReply(); err == nil && r.code == 221 {
+			_, _ = s.br.ReadByte() // returns at the server's close (EOF)
 		}
 	}
 	s.close()
@@ -395,11 +389,31 @@ func (s *session) quit() {
 // 3.8) and the QUIT finds the close; one that keeps the connection open
 // answers QUIT and closes then.
 func (s *session) end() {
-	if s.broken {
+	if s.broken || !s.drain() {
 		s.close()
 		return
 	}
 	s.quit()
+}
+
+// drain reads the replies still due to a group cut short by a 421
+// (session.unread), within quitTimeout, so QUIT is read as a command. It
+// reports false when QUIT cannot follow: the server closed meanwhile (the
+// close end waits for), or it answered DATA with 354 (a server that kept
+// going after a 421 to one RCPT and accepted another), where anything sent
+// would be taken as the message; the connection is then dropped.
+func (s *session) drain() bool {
+	if s.unread == 0 {
+		return true
+	}
+	_ = s.raw.SetDeadline(time.Now().Add(min(quitTimeout, s.limits.command)))
+	for ; s.unread > 0; s.unread-- {
+		r, err := s.readReply()
+		if err != nil || (s.unread == 1 && r.code == 354) {
+			return false
+		}
+	}
+	return true
 }
 
 // close drops the connection at once. Closing the TCP socket rather than
