@@ -159,13 +159,11 @@ func (p *destPool) release(s *session, reusable bool) {
 		return
 	}
 	p.mu.Unlock()
-	// Closed before its room is given to another delivery, so the
-	// destination never sees one connection more than the limit.
-	if reusable {
-		s.quit()
-	} else {
-		s.close()
-	}
+	// Closed, and the server's close awaited unless the connection is
+	// broken (session.end), before its room is given to another delivery,
+	// so the destination never sees one connection more than the limit,
+	// even when a 421 ended this one.
+	s.end()
 	p.freeRoom(1)
 }
 

@@ -19,5 +19,7 @@
 //     before STARTTLS, performs the TLS handshake lazily (so a failed
 //     handshake cannot be told apart from other errors, which Direct needs
 //     to retry without TLS), hides the exact 2xx reply codes, and does not
-//     pipeline MAIL and RCPT (RFC 2920). go-smtp remains the test server.
+//     pipeline RSET, MAIL, RCPT and DATA in one group (RFC 2920), as this
+//     client does when the server offers PIPELINING (pipeline.go). go-smtp
+//     remains the test server.
 package mta

@@ -130,10 +130,11 @@ func (r *Relay) Deliver(ctx context.Context, env Envelope, data []byte) []Result
 	defer r.pool.releaseSlot()
 
 	var s *session
-	for k, tx := range txs {
+	for k := 0; k < len(txs); {
+		tx := txs[k]
 		if s != nil {
 			if err := s.ready(ctx); err != nil {
-				s.close()
+				s.end()
 				s = nil
 			}
 		}
@@ -149,7 +150,18 @@ func (r *Relay) Deliver(ctx context.Context, env Envelope, data []byte) []Result
 			}
 		}
 		got, healthy := s.transact(ctx, tx.env, data, txOptions{dsn: r.opts.RequestDSN})
+		if got == nil {
+			// Its RSET failed: a pooled connection the relay had closed
+			// while idle, which took nothing; another connection takes
+			// this transaction, and nobody is deferred. A connection's
+			// first transaction here never starts with RSET unless it
+			// came from the pool, so this ends.
+			s.end()
+			s = nil
+			continue
+		}
 		tx.place(results, got)
+		k++
 		for _, res := range got {
 			if asksToSlowDown(res) {
 				r.pool.slowDown(res) // D80: the relay is one destination
@@ -158,7 +170,10 @@ func (r *Relay) Deliver(ctx context.Context, env Envelope, data []byte) []Result
 		}
 		switch {
 		case !healthy:
-			s.close() // a stalled or broken server would only stall QUIT too
+			// After a 421, the relay's close is awaited (session.end)
+			// before this slot frees, so the relay never sees one
+			// connection more than the pool's size.
+			s.end()
 			s = nil
 		case s.messages >= r.opts.MaxMessagesPerSession:
 			s.quit()
@@ -171,19 +186,13 @@ func (r *Relay) Deliver(ctx context.Context, env Envelope, data []byte) []Result
 	return results
 }
 
-// session returns a healthy pooled connection (RSET answered), or a new one.
+// session returns an idle pooled connection, whose first transaction
+// proves it alive with an RSET pipelined with MAIL when the relay offers
+// PIPELINING (as Direct does, D80: no round trip of its own), or a new one.
 func (r *Relay) session(ctx context.Context) (*session, error) {
-	for {
-		s := r.pool.takeIdle()
-		if s == nil {
-			break
-		}
-		stop := s.guard(ctx)
-		err := s.reset(ctx)
-		if stop() && err == nil {
-			return s, nil
-		}
-		s.close() // stale: the relay closed it, or it misbehaves
+	if s := r.pool.takeIdle(); s != nil {
+		s.probe = true
+		return s, nil
 	}
 	return r.open(ctx)
 }
@@ -212,13 +221,14 @@ func (r *Relay) open(ctx context.Context) (*session, error) {
 }
 
 // closeAfter ends a session whose setup failed: with QUIT when the server
-// is still talking to us (it lacks STARTTLS, or refused a command), which
+// is still talking to us (it lacks STARTTLS, refused a command, or said
+// 421 and is closing, whose close QUIT then waits for: session.end), which
 // a relay's logs then show as a polite goodbye rather than a dropped
-// connection; without it after a broken connection or a 421.
+// connection; without it after a broken connection or a failed handshake.
 func (s *session) closeAfter(err error) {
 	var re *replyError
-	if errors.Is(err, errNoSTARTTLS) || (errors.As(err, &re) && !re.reply.closing()) {
-		s.quit()
+	if errors.Is(err, errNoSTARTTLS) || errors.As(err, &re) {
+		s.end()
 		return
 	}
 	s.close()

@@ -67,6 +67,13 @@ type session struct {
 	// closed it; the next transaction starts with RSET, which proves it
 	// still works (pipelined with MAIL when the server allows, D80).
 	probe bool
+	// broken: a read or write failed (closed, reset, timed out, or a
+	// reply that is not SMTP), so the connection is out of step and
+	// nothing more is said on it: end closes it without QUIT.
+	broken bool
+	// unread counts the replies still due to a pipelined group that a
+	// closing reply (421) cut short; the last is DATA's.
+	unread int
 }
 
 // connectError marks a failure to reach the server at all (dial or
@@ -105,7 +112,7 @@ func dialSession(ctx context.Context, dialer *net.Dialer, host, addr string, imp
 		return nil, &connectError{fmt.Errorf("%s (%s): %w", host, addr, err)}
 	}
 	if greeting.code != 220 {
-		s.close()
+		s.end() // a 421 greeting is followed by the server's close: wait for it
 		return nil, &replyError{command: "greeting", reply: greeting}
 	}
 	return s, nil
@@ -163,8 +170,18 @@ func (s *session) readLine() (string, error) {
 	return strings.TrimRight(string(line), "\r\n"), nil
 }
 
-// readReply reads a possibly multi-line reply.
+// readReply reads a possibly multi-line reply; a failure marks the
+// session broken.
 func (s *session) readReply() (reply, error) {
+	r, err := s.readReplyLines()
+	if err != nil {
+		s.broken = true
+	}
+	return r, err
+}
+
+// readReplyLines reads the lines of one reply.
+func (s *session) readReplyLines() (reply, error) {
 	var r reply
 	for i := 0; ; i++ {
 		line, err := s.readLine()
@@ -198,11 +215,20 @@ func (s *session) send(line string) {
 	s.bw.WriteString("\r\n")
 }
 
+// flush writes what send buffered; a failure marks the session broken.
+func (s *session) flush() error {
+	err := s.bw.Flush()
+	if err != nil {
+		s.broken = true
+	}
+	return err
+}
+
 // cmd sends one command and reads its reply within the command timeout.
 func (s *session) cmd(ctx context.Context, line string) (reply, error) {
 	s.setDeadline(ctx, s.limits.command)
 	s.send(line)
-	if err := s.bw.Flush(); err != nil {
+	if err := s.flush(); err != nil {
 		return reply{}, err
 	}
 	return s.readReply()
@@ -323,9 +349,11 @@ func (s *session) reset(ctx context.Context) error {
 
 // ready makes the session ready for a new transaction: RSET when the last
 // one was left open (RCPTs all refused, DATA refused), nothing otherwise,
-// so consecutive transactions cost no extra round trip.
+// so consecutive transactions cost no extra round trip. A server offering
+// PIPELINING gets that RSET at the head of the next transaction's group
+// instead (transaction.pipelined), which costs no round trip either.
 func (s *session) ready(ctx context.Context) error {
-	if !s.open {
+	if !s.open || s.has("PIPELINING") {
 		return nil
 	}
 	stop := s.guard(ctx)
@@ -350,6 +378,42 @@ func (s *session) quit() {
 		}
 	}
 	s.close()
+}
+
+// end closes a session that is not kept: with QUIT, waiting for the
+// server's close, while the server is still talking to us (a 421, a
+// refused RSET, a connection retired), so a pool that then opens another
+// never has one more open at the server than its limit, even for a
+// moment (D80); at once when the connection is broken, where QUIT could
+// only wait. After a 421 the server closes by itself (RFC 5321 section
+// 3.8) and the QUIT finds the close; one that keeps the connection open
+// answers QUIT and closes then.
+func (s *session) end() {
+	if s.broken || !s.drain() {
+		s.close()
+		return
+	}
+	s.quit()
+}
+
+// drain reads the replies still due to a group cut short by a 421
+// (session.unread), within quitTimeout, so QUIT is read as a command. It
+// reports false when QUIT cannot follow: the server closed meanwhile (the
+// close end waits for), or it answered DATA with 354 (a server that kept
+// going after a 421 to one RCPT and accepted another), where anything sent
+// would be taken as the message; the connection is then dropped.
+func (s *session) drain() bool {
+	if s.unread == 0 {
+		return true
+	}
+	_ = s.raw.SetDeadline(time.Now().Add(min(quitTimeout, s.limits.command)))
+	for ; s.unread > 0; s.unread-- {
+		r, err := s.readReply()
+		if err != nil || (s.unread == 1 && r.code == 354) {
+			return false
+		}
+	}
+	return true
 }
 
 // close drops the connection at once. Closing the TCP socket rather than

@@ -104,3 +104,24 @@ func TestSequentialSessionWithHELOFallback(t *testing.T) {
 		t.Errorf("data on the wire %q, want the dot stuffed", srv.data)
 	}
 }
+
+// A relay without PIPELINING gets its pooled connection's RSET on its own,
+// answered before MAIL: the lock-step path of a reused connection.
+func TestRelayReusesALockStepConnection(t *testing.T) {
+	t.Parallel()
+	srv := newOldServer(t) // serves one connection only
+	relay := newRelay(t, "smtp+plain://"+srv.addr, RelayOptions{})
+	for i, rcpt := range []string{"a@example.org", "b@example.org"} {
+		r := relay.Deliver(testContext(t), Envelope{From: "s@example.com", Recipients: []string{rcpt}}, []byte("Subject: hi\r\n\r\nhi\r\n"))[0]
+		if r.Class != ClassAccepted {
+			t.Fatalf("email %d: %+v, want accepted on the one connection", i, r)
+		}
+	}
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	want := []string{"EHLO mta.test", "HELO mta.test", "MAIL FROM:<s@example.com>", "RCPT TO:<a@example.org>", "DATA",
+		"RSET", "MAIL FROM:<s@example.com>", "RCPT TO:<b@example.org>", "DATA"}
+	if strings.Join(srv.cmds, "|") != strings.Join(want, "|") {
+		t.Errorf("commands %q, want %q", srv.cmds, want)
+	}
+}

@@ -63,7 +63,8 @@ func (s *session) transact(ctx context.Context, env Envelope, data []byte, opts 
 	return t.results, t.reusable
 }
 
-// run performs the exchange, filling t.results.
+// run performs the exchange, filling t.results: one pipelined group when
+// the server offers PIPELINING (RFC 2920), one command at a time otherwise.
 func (t *transaction) run(ctx context.Context, data []byte) {
 	var valid []int
 	for i, rcpt := range t.env.Recipients {
@@ -74,6 +75,10 @@ func (t *transaction) run(ctx context.Context, data []byte) {
 		valid = append(valid, i)
 	}
 	if len(valid) == 0 || !t.serverCanTake(data, valid) {
+		return
+	}
+	if t.s.has("PIPELINING") {
+		t.pipelined(ctx, data, valid)
 		return
 	}
 	if !t.envelope(ctx, data, valid) || len(t.accepted) == 0 {
@@ -102,105 +107,63 @@ func (t *transaction) serverCanTake(data []byte, valid []int) bool {
 	return true
 }
 
-// envelope sends MAIL and the RCPTs, pipelined when the server allows it
-// (RFC 2920), and records the replies. It returns false when the
+// envelope sends MAIL and the RCPTs one at a time, to a server without
+// PIPELINING, and records the replies. It returns false when the
 // transaction cannot go on.
 func (t *transaction) envelope(ctx context.Context, data []byte, valid []int) bool {
 	s := t.s
-	pipelined := s.has("PIPELINING")
-	probe := s.probe
-	if probe && !pipelined {
+	if s.probe {
 		if err := s.reset(ctx); err != nil {
 			t.stale, t.reusable = true, false
 			return false
 		}
-		probe = false
 	}
-	s.setDeadline(ctx, s.limits.command)
-	if probe {
-		// RFC 2920 lets RSET open a pipelined group: proving a pooled
-		// connection alive then costs no round trip of its own.
-		s.send("RSET")
-	}
-	s.send(t.mailCommand(data))
-	if pipelined {
-		for _, i := range valid {
-			s.send(t.rcptCommand(t.env.Recipients[i]))
-		}
-	}
-	if err := s.bw.Flush(); err != nil {
-		if probe {
-			t.stale, t.reusable = true, false
-			return false
-		}
-		return t.lost(ctx, "sending MAIL FROM", err)
-	}
-	if probe {
-		// Nothing was accepted before RSET's reply: a connection that fails
-		// here (closed while idle, or RSET refused) is given up with no
-		// transaction in progress, and no DATA will follow on it.
-		if rset, err := s.readReply(); err != nil || rset.code != 250 {
-			t.stale, t.reusable = true, false
-			return false
-		}
-		s.open, s.probe = false, false
-	}
-	mail, err := s.readReply()
+	mail, err := s.cmd(ctx, t.mailCommand(data))
 	if err != nil {
-		return t.lost(ctx, "reading the reply to MAIL FROM", err)
+		return t.lost(ctx, "exchanging MAIL FROM", err)
 	}
 	if !mail.positive() {
 		t.reusable = t.reusable && !mail.closing()
 		for _, i := range valid {
 			t.decide(i, mail.result("", ""))
 		}
-		if pipelined && !mail.closing() {
-			// Drain the RCPT replies (503 bad sequence) so the next
-			// transaction starts in step.
-			for range valid {
-				s.setDeadline(ctx, s.limits.command)
-				if _, err := s.readReply(); err != nil {
-					t.reusable = false
-					break
-				}
-			}
-		}
 		return false
 	}
 	s.open = true
 	for _, i := range valid {
-		if !pipelined {
-			s.setDeadline(ctx, s.limits.command)
-			s.send(t.rcptCommand(t.env.Recipients[i]))
-			if err := s.bw.Flush(); err != nil {
-				return t.lost(ctx, "sending RCPT TO", err)
-			}
-		}
-		s.setDeadline(ctx, s.limits.command)
-		rcpt, err := s.readReply()
+		rcpt, err := s.cmd(ctx, t.rcptCommand(t.env.Recipients[i]))
 		if err != nil {
-			return t.lost(ctx, "reading the reply to RCPT TO", err)
+			return t.lost(ctx, "exchanging RCPT TO", err)
 		}
-		if rcpt.positive() {
-			t.accepted = append(t.accepted, i)
-			continue
-		}
-		t.decide(i, rcpt.result("", ""))
-		if rcpt.closing() {
-			t.reusable = false
-			t.decideUndecided(rcpt.result("", ""))
+		if !t.recipientReply(i, rcpt) {
 			return false
 		}
 	}
 	return true
 }
 
-// data sends DATA, the dot-stuffed message, and reads the final reply.
+// recipientReply records recipient i's RCPT reply: accepted (awaiting
+// DATA) or decided by it. After a closing reply (421) the server is gone:
+// every recipient not decided yet gets it, and it returns false.
+func (t *transaction) recipientReply(i int, rcpt reply) bool {
+	if rcpt.positive() {
+		t.accepted = append(t.accepted, i)
+		return true
+	}
+	t.decide(i, rcpt.result("", ""))
+	if rcpt.closing() {
+		t.reusable = false
+		t.decideUndecided(rcpt.result("", ""))
+		return false
+	}
+	return true
+}
+
+// data sends DATA, then the message when the server answers 354.
 func (t *transaction) data(ctx context.Context, data []byte) {
-	s := t.s
-	r, err := s.cmd(ctx, "DATA")
+	r, err := t.s.cmd(ctx, "DATA")
 	if err != nil {
-		t.lost(ctx, "sending DATA", err)
+		t.lost(ctx, "exchanging DATA", err)
 		return
 	}
 	if r.code != 354 {
@@ -208,9 +171,17 @@ func (t *transaction) data(ctx context.Context, data []byte) {
 		t.decideAccepted(r)
 		return
 	}
+	t.message(ctx, data)
+}
+
+// message sends the dot-stuffed message after a 354 and applies the final
+// reply to the recipients accepted at RCPT; that reply ends the
+// transaction.
+func (t *transaction) message(ctx context.Context, data []byte) {
+	s := t.s
 	s.setDeadline(ctx, s.limits.data)
 	writeDotStuffed(s.bw, data)
-	if err := s.bw.Flush(); err != nil {
+	if err := s.flush(); err != nil {
 		t.lost(ctx, "sending the message", err)
 		return
 	}
