@@ -230,6 +230,13 @@ func manageSuppressions(t *testing.T, parent *browser, base string) {
 	// active list and is found among the inactive ones.
 	b.click(`button[aria-label="Reactivate bounced@customer.example"]`)
 	b.waitText("main", "No suppressions")
+	// A status choice that means "all" (an empty value) must show the
+	// inactive one too: an "All" that listed only active ones hid it.
+	if eval[bool](b, `[...document.querySelectorAll('form[role=search] select[name=status] option')].some(o => o.value === '')`) {
+		b.choose(`form[role=search] select[name=status]`, "")
+		b.click(`form[role=search] button[type=submit]`)
+		b.waitText("main .table-wrap", "bounced@customer.example")
+	}
 	b.choose(`form[role=search] select[name=status]`, "inactive")
 	b.click(`form[role=search] button[type=submit]`)
 	b.waitText("main .table-wrap", "bounced@customer.example")
