@@ -7,7 +7,9 @@ export async function render(ctx) {
   const q = ctx.query;
   const search = h('form', { class: 'filters', role: 'search', 'aria-label': t('suppressions.search') },
     field(t('email'), h('input', { name: 'email', type: 'search', value: q.get('email') || '' })),
-    field(t('emails.status'), select('status', [['', t('all')], ['active', t('status.active')], ['expired', t('status.expired', 'expired')], ['inactive', t('status.inactive', 'inactive')]], q.get('status') || '')),
+    // No "all": the API lists one status at a time, active when none is
+    // given, so an "all" choice showed only the active ones.
+    field(t('emails.status'), select('status', [['active', t('status.active')], ['expired', t('status.expired', 'expired')], ['inactive', t('status.inactive', 'inactive')]], q.get('status') || 'active')),
     field(t('suppressions.reason'), select('reason', [['', t('all')]].concat(['manual', 'bounce', 'isp_block', 'mailbox_not_found', 'complaint', 'unsubscribe'].map(r => [r, t('reason.' + r, r)])), q.get('reason') || '')),
     h('div', { class: 'actions' }, h('button', { type: 'submit' }, t('filter'))));
   search.addEventListener('submit', e => { e.preventDefault(); ctx.navigate('suppressions' + qs(formValues(search))); });
@@ -25,7 +27,7 @@ export async function render(ctx) {
       { label: t('suppressions.expires'), cell: s => fmtDate(s.expiresAt) },
       { label: t('emails.created'), cell: s => fmtDate(s.createdAt) },
       { label: t('actions'), cell: s => h('div', { class: 'actions' },
-        s.status === 'active' ? h('button', { type: 'button', class: 'secondary small', onclick: async ev => {
+        s.status === 'active' ? h('button', { type: 'button', class: 'secondary small', 'aria-label': t('suppressions.reactivate') + ' ' + s.email, onclick: async ev => {
           try { await post('/suppressions/' + s.id + '/reactivate'); await reload(); } catch (err) { ev.target.after(errorBox(err)); }
         } }, t('suppressions.reactivate')) : null,
         h('button', { type: 'button', class: 'danger small', 'aria-label': t('delete') + ' ' + s.email, onclick: async ev => {

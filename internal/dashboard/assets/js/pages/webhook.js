@@ -25,12 +25,14 @@ export async function render(ctx) {
     await patch('/webhooks/' + id, { status: wh.status === 'paused' ? 'active' : 'paused' });
     ctx.navigate('webhooks/' + ctx.params[0], true);
   });
+  pauseBtn.id = 'pause-webhook';
   const rotateBtn = act(t('webhooks.rotate'), async () => {
     if (!await confirmDialog(t('webhooks.rotateConfirm'), t('webhooks.rotate'))) return;
     const r = await post('/webhooks/' + id + '/rotate-secret');
     out.replaceChildren(h('div', { class: 'card highlight', role: 'status' }, h('p', {}, t('webhooks.newSecret')),
       h('div', { class: 'copyline' }, h('code', { class: 'secret' }, r.secret), copyButton(r.secret))));
   });
+  rotateBtn.id = 'rotate-secret';
   const deleteBtn = act(t('delete'), async () => {
     if (!await confirmDialog(t('webhooks.deleteConfirm', { url: wh.url }), t('delete'))) return;
     await del('/webhooks/' + id);
