@@ -75,6 +75,7 @@ func (b *blackhole) close() {
 // starts a server on it with the same CARTEIRO_SECRET_KEY: it serves those
 // emails and delivers the queued ones, DKIM-signed with the sealed key.
 func TestD79BackupWhileAcceptingRestoresAndDelivers(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	live := filepath.Join(dir, "carteiro.db")
 	secret := carteiro.RandomBase62(48)

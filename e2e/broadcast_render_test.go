@@ -21,6 +21,7 @@ const offerTemplate = `export default function Offer({ contact }: { contact: { f
 // failed event and counted in the statistics; the other contacts receive
 // theirs and the broadcast still ends sent.
 func TestBroadcastContactWhoseEmailCannotRender(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, smtp, _ := relayServer(t, b, nil)
 		r := templateReq(ts, t, "POST", "", map[string]any{"name": "offer", "format": "react", "html": offerTemplate})

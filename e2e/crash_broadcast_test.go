@@ -31,6 +31,7 @@ func crashAudience(t *testing.T) int {
 // checks that every contact gets the email exactly once, except the
 // deliveries in flight at a kill, which are counted.
 func TestCrashDuringBroadcast(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		rig := newCrashRig(t, b, "crash.example")
 		// Deliveries and fan-out steps on a machine this loaded can take

@@ -29,6 +29,7 @@ type submitOutcome struct {
 // SIGKILL; after a restart on the same database every message whose DATA
 // was answered 250 reaches the relay. A 250 means durable, as a 202 does.
 func TestCrashLosesNoSubmittedEmail(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		rig := newRig(t, b)
 		rig.env["CARTEIRO_SUBMISSION_ADDR"] = freeLoopbackAddr(t)

@@ -20,6 +20,7 @@ import (
 // (accepted means durable). Duplicates are counted and reported: a crash
 // may repeat the one SMTP step in flight.
 func TestCrashLosesNoAcceptedEmail(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		rig := newCrashRig(t, b, "crash.example")
 		smtp := rig.smtp

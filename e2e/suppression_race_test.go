@@ -16,6 +16,7 @@ import (
 // message reaches a recipient after that recipient's suppression committed
 // (its POST returned), and every other recipient gets its email.
 func TestNoMessageAfterSuppressionCommitted(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		const total, suppressed = 5000, 500
 		ts, smtp, _ := relayServer(t, b, map[string]string{"CARTEIRO_RATE_LIMIT_KEY": "100000,100000"})

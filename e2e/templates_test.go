@@ -22,6 +22,7 @@ func templateReq(ts *testserver.TestServer, t *testing.T, method, path string, b
 }
 
 func TestTemplatesCRUD(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts := testserver.StartServer(t, b, nil)
 		r := templateReq(ts, t, "POST", "", map[string]any{
@@ -102,6 +103,7 @@ func TestTemplatesCRUD(t *testing.T) {
 }
 
 func TestTemplatePreviewTestRenderAndFormat(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts := testserver.StartServer(t, b, nil)
 		r := templateReq(ts, t, "POST", "/preview", map[string]any{
@@ -151,6 +153,7 @@ func TestTemplatePreviewTestRenderAndFormat(t *testing.T) {
 // TestEmailFromTemplate sends with templateId (D20) and checks what the SMTP
 // server received.
 func TestEmailFromTemplate(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, smtp, _ := relayServer(t, b, nil)
 		r := templateReq(ts, t, "POST", "", map[string]any{
@@ -236,6 +239,7 @@ export default function Welcome({ name = "there", plan, vip }: Props) {
 // source (D37 to D40) and sends one with templateId: the SMTP server gets
 // the HTML rendered by @react-email/render's own code, in the engine.
 func TestReactEmailTemplates(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, smtp, _ := relayServer(t, b, nil)
 		r := templateReq(ts, t, "POST", "", map[string]any{"name": "welcome", "format": "react_email", "subject": "Oi {{name}}",

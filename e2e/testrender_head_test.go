@@ -12,6 +12,7 @@ import (
 // fragment); and its text, generated or given, holds no URL the HTML may
 // not keep.
 func TestTestRenderHeadTagsDroppedHandlersAndText(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts := testserver.StartServer(t, b, nil)
 		testRender := func(body map[string]any) (html, text string, rep map[string]any) {

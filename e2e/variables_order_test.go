@@ -26,6 +26,7 @@ const plansRendered = `2=two;10=ten;pro=3;basic=1;enterprise=9;|zeta,plans,alpha
 // preview, a send with templateId, a batch and a stored broadcast (with
 // the contact's metadata), and in a React Email template's props.
 func TestEachFollowsTheMemberOrderOfTheRequestJSON(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, smtp, _ := relayServer(t, b, nil)
 

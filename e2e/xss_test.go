@@ -19,6 +19,7 @@ import (
 // removed: the sanitizer's own counts for the rendered document, and never
 // zero when the input held something executable.
 func TestTestRenderNeutralisesXSSCorpus(t *testing.T) {
+	t.Parallel()
 	raw, err := os.ReadFile("../internal/render/sanitize/testdata/xss_vectors.json")
 	testserver.Must(t, err == nil, "corpus: %v", err)
 	var vectors []string
