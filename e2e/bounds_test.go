@@ -73,8 +73,10 @@ func TestInflightBodiesAreBoundedD60(t *testing.T) {
 // D60: a batch whose template repeats a variable renders at most 40 MiB
 // of html and text in all; the items past that fail alone, and what is
 // stored is the bounded output, not the amplified one.
+//
+// Not parallel: renders 40 MiB per store under -race, CPU the other tests'
+// waits would lose.
 func TestTemplateBatchCannotAmplifyD60(t *testing.T) {
-	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts := testserver.StartServer(t, b, nil)
 		r := ts.Do(t, testserver.Request{Method: "POST", Path: "/v1/product/templates", Key: ts.LiveKey,

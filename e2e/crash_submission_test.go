@@ -28,8 +28,9 @@ type submitOutcome struct {
 // loopback, which D74 lets authenticate), while the server is killed with
 // SIGKILL; after a restart on the same database every message whose DATA
 // was answered 250 reaches the relay. A 250 means durable, as a 202 does.
+//
+// Not parallel, as TestCrashLosesNoAcceptedEmail.
 func TestCrashLosesNoSubmittedEmail(t *testing.T) {
-	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		rig := newRig(t, b)
 		rig.env["CARTEIRO_SUBMISSION_ADDR"] = freeLoopbackAddr(t)
