@@ -24,6 +24,7 @@ func fieldOfError(t *testing.T, r *testserver.Response) any {
 }
 
 func TestAudiencesAPI(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts := testserver.StartServer(t, b, nil)
 		r := audienceReq(t, ts, "POST", "", map[string]any{"name": "Clientes", "description": "todos"})
@@ -168,6 +169,7 @@ func TestAudiencesAPI(t *testing.T) {
 // TestBulkImportLimits imports exactly 10,000 contacts at once and refuses
 // 10,001 without inserting any.
 func TestBulkImportLimits(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts := testserver.StartServer(t, b, nil)
 		r := audienceReq(t, ts, "POST", "", map[string]any{"name": "big"})

@@ -12,6 +12,7 @@ import (
 )
 
 func TestAuthentication(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts := testserver.StartServer(t, b, nil)
 		path := "/v1/product/domains"
@@ -61,6 +62,7 @@ func TestAuthentication(t *testing.T) {
 // that takes an id, another organization's key gets 404 for the first
 // organization's object. A new route without a case here fails the test.
 func TestOrganizationsAreIsolated(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		// The sender's token in the answer, to try it with another key (D59).
 		ts := testserver.StartServer(t, b, map[string]string{"CARTEIRO_SENDER_TOKEN_IN_RESPONSE": "true", "CARTEIRO_INBOUND_ADDR": "127.0.0.1:0"})

@@ -33,6 +33,7 @@ func emailCount(t *testing.T, ts *testserver.TestServer, key string) int {
 // request with a body waits, then gets 503 with Retry-After; requests without
 // a body are not held up, and once the room is back a small request is fine.
 func TestInflightBodiesAreBoundedD60(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts := testserver.StartServer(t, b, map[string]string{"CARTEIRO_MAX_INFLIGHT_BYTES": "1MiB"})
 		// A 1 MiB body that arrives slowly: its headers and first bytes only.
@@ -72,6 +73,9 @@ func TestInflightBodiesAreBoundedD60(t *testing.T) {
 // D60: a batch whose template repeats a variable renders at most 40 MiB
 // of html and text in all; the items past that fail alone, and what is
 // stored is the bounded output, not the amplified one.
+//
+// Not parallel: renders 40 MiB per store under -race, CPU the other tests'
+// waits would lose.
 func TestTemplateBatchCannotAmplifyD60(t *testing.T) {
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts := testserver.StartServer(t, b, nil)
@@ -116,6 +120,7 @@ func TestTemplateBatchCannotAmplifyD60(t *testing.T) {
 // the service writes, are refused whatever their case; List-Unsubscribe is
 // the transactional sender's to set.
 func TestReservedHeadersD66(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts := testserver.StartServer(t, b, nil)
 		mail := func(name, value string) map[string]any {
@@ -137,6 +142,7 @@ func TestReservedHeadersD66(t *testing.T) {
 // a space under a 92-character name) is a 422 at the API, not an accepted
 // email that fails at send time.
 func TestUnfoldableHeaderRefusedAtAPID66(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts := testserver.StartServer(t, b, nil)
 		name := "X-" + strings.Repeat("n", 90)
@@ -155,6 +161,7 @@ func TestUnfoldableHeaderRefusedAtAPID66(t *testing.T) {
 // D67: "R <r@x>, E <e@y>" is two addresses in one string: refused wherever
 // an address string is accepted, never sent to one of them.
 func TestAddressStringWithTwoAddressesD67(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts := testserver.StartServer(t, b, nil)
 		const two = "R <r@x.example>, E <e@y.example>"

@@ -20,6 +20,9 @@ const offerTemplate = `export default function Offer({ contact }: { contact: { f
 // that email, failed with the render error, visible in GET /emails with a
 // failed event and counted in the statistics; the other contacts receive
 // theirs and the broadcast still ends sent.
+//
+// Not parallel, as TestReactEmailTemplates: it renders React Email (or
+// formats with Prettier) in goja within the 2 s limit.
 func TestBroadcastContactWhoseEmailCannotRender(t *testing.T) {
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, smtp, _ := relayServer(t, b, nil)

@@ -76,6 +76,7 @@ func parseMessage(t *testing.T, m testutil.ReceivedMessage) (*mail.Message, map[
 // headers signed by DKIM, and a one-click unsubscribe that works from the
 // received message's own header while GET changes nothing.
 func TestBroadcastToAudience(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, smtp, _ := relayServer(t, b, nil)
 		aud := newAudience(t, ts, []map[string]any{
@@ -196,6 +197,7 @@ func TestBroadcastToAudience(t *testing.T) {
 }
 
 func TestBroadcastValidationAndModes(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, _, _ := relayServer(t, b, nil)
 		aud := newAudience(t, ts, []map[string]any{{"email": "a@customer.example"}})
@@ -284,6 +286,7 @@ func TestBroadcastValidationAndModes(t *testing.T) {
 // except what was in flight, that delivered emails stay delivered, and
 // that the next day's resume does not happen.
 func TestBroadcastCancelMidway(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, smtp, _ := relayServer(t, b, map[string]string{"CARTEIRO_WARMUP": "on"})
 		smtp.SetStall(testutil.StageData, 100*time.Millisecond) // a slow server keeps emails queued
@@ -338,6 +341,7 @@ func TestBroadcastCancelMidway(t *testing.T) {
 // meanwhile is delivered next, not after every broadcast email queued
 // before it.
 func TestTransactionalEmailOvertakesBroadcast(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, smtp, _ := relayServer(t, b, map[string]string{"CARTEIRO_WARMUP": "off", "CARTEIRO_TRACKING": "false"})
 		smtp.SetStall(testutil.StageData, 50*time.Millisecond) // about 300 messages a second at most
@@ -375,6 +379,7 @@ func TestTransactionalEmailOvertakesBroadcast(t *testing.T) {
 // the other none. When the quota allows the rest, both resume where they
 // stopped: every contact gets exactly one email and the broadcast is sent.
 func TestBroadcastResumesAfterWarmupPause(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, smtp, _ := relayServer(t, b, map[string]string{"CARTEIRO_WARMUP": "on", "CARTEIRO_TRACKING": "false"})
 		const audience = 1100

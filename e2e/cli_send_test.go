@@ -42,6 +42,7 @@ func runCLI(t *testing.T, env []string, args ...string) (code int, stdout, stder
 // --test is the sandbox (nothing delivered) and an API error exits 1 with
 // the envelope's code.
 func TestCLISendReachesSMTP(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, smtp, _ := relayServer(t, b, nil)
 		htmlFile := filepath.Join(t.TempDir(), "body.html")

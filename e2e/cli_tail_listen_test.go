@@ -108,6 +108,7 @@ func waitLine(t *testing.T, s *cliStream, stderr bool, what string, match func(s
 // TestCLIEmailsTail: `carteiro emails tail` shows an email sent after it
 // started and then each event of its timeline, as JSON lines and as text.
 func TestCLIEmailsTail(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, _, _ := relayServer(t, b, nil)
 		env := []string{"CARTEIRO_API_KEY=" + ts.LiveKey, "CARTEIRO_API_URL=" + ts.URL}
@@ -165,6 +166,7 @@ func TestCLIEmailsTail(t *testing.T) {
 // it printed; the server verifies them with the SDK and with the official
 // Standard Webhooks library, and a changed byte fails. --events filters.
 func TestCLIWebhookListen(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, _, _ := relayServer(t, b, nil)
 		env := []string{"CARTEIRO_API_KEY=" + ts.LiveKey, "CARTEIRO_API_URL=" + ts.URL}

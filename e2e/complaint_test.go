@@ -27,6 +27,7 @@ const arfTemplate = "From: feedback@arf.example.net\r\n" +
 // from DNS. The complaint is recorded once per email, suppresses the
 // address, and the health diagnostic recommends what the history calls for.
 func TestComplaintsAndHealth(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, smtpSink, d := relayServer(t, b, map[string]string{"CARTEIRO_INBOUND_ADDR": "127.0.0.1:0", "CARTEIRO_DNSBL_LISTS": "none"})
 		batch := make([]any, 110)

@@ -16,6 +16,7 @@ func errorDetails(t *testing.T, r *testserver.Response) map[string]any {
 // duplicate carries details.id of the object that already holds the name
 // or address (issue 24 item 6).
 func TestConflictsNameTheExistingObject(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts := testserver.StartServer(t, b, nil)
 		r := templateReq(ts, t, "POST", "", map[string]any{"name": "welcome", "html": "x"})
@@ -45,6 +46,7 @@ func TestConflictsNameTheExistingObject(t *testing.T) {
 // carries the broadcast's current status, not the one the refused move
 // would have given it (issue 24 item 6).
 func TestInvalidStateCarriesTheCurrentStatus(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, _, _ := relayServer(t, b, nil)
 		aud := newAudience(t, ts, []map[string]any{{"email": "ana@customer.example"}})
@@ -79,6 +81,7 @@ func TestInvalidStateCarriesTheCurrentStatus(t *testing.T) {
 // TestLimitThatIsNoNumberIsInvalidType: limit=abc is invalid_type, a
 // number out of range out_of_range (issue 24 item 6).
 func TestLimitThatIsNoNumberIsInvalidType(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts := testserver.StartServer(t, b, nil)
 		for q, want := range map[string]string{"abc": "invalid_type", "1.5": "invalid_type", "0": "out_of_range", "-3": "out_of_range"} {

@@ -30,6 +30,9 @@ func crashAudience(t *testing.T) int {
 // broadcast to thousands of contacts fans out and delivers, restarts it, and
 // checks that every contact gets the email exactly once, except the
 // deliveries in flight at a kill, which are counted.
+//
+// Not parallel: the broadcast must reach every contact within its deadline
+// after the kills, a rate other tests' load on the CPU would take away.
 func TestCrashDuringBroadcast(t *testing.T) {
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		rig := newCrashRig(t, b, "crash.example")

@@ -28,6 +28,8 @@ type submitOutcome struct {
 // loopback, which D74 lets authenticate), while the server is killed with
 // SIGKILL; after a restart on the same database every message whose DATA
 // was answered 250 reaches the relay. A 250 means durable, as a 202 does.
+//
+// Not parallel, as TestCrashLosesNoAcceptedEmail.
 func TestCrashLosesNoSubmittedEmail(t *testing.T) {
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		rig := newRig(t, b)

@@ -19,6 +19,9 @@ import (
 // and checks that every email answered 202 reaches the SMTP server
 // (accepted means durable). Duplicates are counted and reported: a crash
 // may repeat the one SMTP step in flight.
+//
+// Not parallel: after each kill every accepted email must arrive within 90 s,
+// a rate other tests' load on the CPU would take away.
 func TestCrashLosesNoAcceptedEmail(t *testing.T) {
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		rig := newCrashRig(t, b, "crash.example")

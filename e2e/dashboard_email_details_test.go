@@ -16,6 +16,7 @@ import (
 // deliveries of its own events, not those of the organization's other
 // emails (issue 26).
 func TestDashboardEmailDetails(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, be testserver.Backend) {
 		rcv := testutil.NewTLSReceiver(t, nil)
 		ts := testserver.StartServer(t, be, map[string]string{

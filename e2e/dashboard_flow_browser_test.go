@@ -48,7 +48,9 @@ func newHitCounter(t *testing.T) *hitCounter {
 // once, a domain added and verified, a sandbox email in the log and its
 // page (where the email's script does not run), a webhook and its test
 // delivery, a CSV audience, a broadcast's progress, logout. Every page
-// passes axe-core.
+// passes axe-core. Not parallel with other tests: its two Chromiums and
+// -race servers keep both cores busy, which would stretch the other tests'
+// waits and its own (chromedp's) for pages.
 func TestDashboardFirstDayBrowser(t *testing.T) {
 	testserver.ForEachBackend(t, func(t *testing.T, be testserver.Backend) {
 		smtp := testutil.NewSMTPServer(t)

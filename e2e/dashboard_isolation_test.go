@@ -14,6 +14,7 @@ import (
 // /v1/platform get the same cases, the dashboard's own routes theirs. A
 // new session route without a case fails the test.
 func TestDashboardOrganizationsAreIsolated(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts := testserver.StartServer(t, b, map[string]string{"CARTEIRO_SENDER_TOKEN_IN_RESPONSE": "true", "CARTEIRO_INBOUND_ADDR": "127.0.0.1:0"})
 		otherOrg, _, _ := ts.NewOrg(t, "Other")

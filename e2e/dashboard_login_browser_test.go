@@ -8,7 +8,8 @@ import (
 )
 
 // A visitor of / lands on the dashboard's sign-in page (D73), which passes
-// the accessibility check and runs under its CSP without a refusal.
+// the accessibility check and runs under its CSP without a refusal. Not
+// parallel, as TestDashboardFirstDayBrowser.
 func TestDashboardSignInPageBrowser(t *testing.T) {
 	testserver.ForEachBackend(t, func(t *testing.T, be testserver.Backend) {
 		ts := testserver.StartServer(t, be, nil)

@@ -12,6 +12,7 @@ import (
 // Owners and members (D73), API keys made in the dashboard and the audit
 // log of who made and revoked them.
 func TestDashboardRolesKeysAndAudit(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts := testserver.StartServer(t, b, nil)
 		owner := ts.NewUser(t, ts.OrgID, "owner@example.com", carteiro.RoleOwner)

@@ -25,6 +25,7 @@ func sessionCookie(t *testing.T, r *testserver.Response) string {
 }
 
 func TestDashboardSetupLinkAndSession(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts := testserver.StartServer(t, b, nil)
 		testserver.Must(t, strings.HasPrefix(ts.BootstrapSetupURL, ts.Config.PublicURL+"/dashboard/setup/"), "setup link %q", ts.BootstrapSetupURL)
@@ -85,6 +86,7 @@ func TestDashboardSetupLinkAndSession(t *testing.T) {
 }
 
 func TestDashboardSessionExpiry(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts := testserver.StartServer(t, b, nil)
 		br := ts.NewUser(t, ts.OrgID, "idle@example.com", carteiro.RoleMember)
@@ -112,6 +114,7 @@ func appUser(orgID, email string) app.UserRequest {
 }
 
 func TestDashboardLoginLimits(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts := testserver.StartServer(t, b, nil)
 		for _, email := range []string{"a@example.com", "b@example.com"} {
@@ -141,6 +144,7 @@ func TestDashboardLoginLimits(t *testing.T) {
 }
 
 func TestDashboardTOTPAndPasswordChange(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts := testserver.StartServer(t, b, nil)
 		br := ts.NewUser(t, ts.OrgID, "careful@example.com", carteiro.RoleOwner)
@@ -182,6 +186,7 @@ func TestDashboardTOTPAndPasswordChange(t *testing.T) {
 
 // With an https public URL the session cookie is Secure.
 func TestDashboardCookieIsSecureBehindHTTPS(t *testing.T) {
+	t.Parallel()
 	ts := testserver.StartServer(t, testserver.SQLite, map[string]string{"CARTEIRO_PUBLIC_URL": "https://mail.example.com"})
 	testserver.Must(t, strings.HasPrefix(ts.BootstrapSetupURL, "https://mail.example.com/dashboard/setup/"), "setup link %q", ts.BootstrapSetupURL)
 	r := ts.NewBrowser(t).Do(t, "POST", "/v1/platform/setup/"+ts.SetupToken(),
@@ -193,6 +198,7 @@ func TestDashboardCookieIsSecureBehindHTTPS(t *testing.T) {
 
 // The setup link works for 24 hours (D73).
 func TestDashboardSetupLinkExpires(t *testing.T) {
+	t.Parallel()
 	ts := testserver.StartServer(t, testserver.SQLite, nil)
 	setup := "/v1/platform/setup/" + ts.SetupToken()
 	br := ts.NewBrowser(t)

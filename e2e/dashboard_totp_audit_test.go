@@ -15,6 +15,7 @@ import (
 // sign-in asks for no code, and the audit log says who turned it off
 // (issue 26).
 func TestDashboardTOTPDisable(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts := testserver.StartServer(t, b, nil)
 		br := ts.NewUser(t, ts.OrgID, "careful@example.com", carteiro.RoleOwner)
@@ -49,6 +50,7 @@ func TestDashboardTOTPDisable(t *testing.T) {
 // together hold every entry once, newest first, including entries that
 // share one instant (issue 26).
 func TestDashboardAuditPages(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts := testserver.StartServer(t, b, nil)
 		owner := ts.NewUser(t, ts.OrgID, "owner@example.com", carteiro.RoleOwner)

@@ -38,6 +38,7 @@ func waitAttempts(t *testing.T, ts *testserver.TestServer, key, id string, n int
 }
 
 func TestMixedRecipientsRetriesAndBounces(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, smtp, _ := relayServer(t, b, nil)
 		smtp.Script("grey@customer.example", testutil.Reply{Stage: testutil.StageRcpt, Code: 451, Enhanced: "4.7.1", Message: "greylisted, try later"})
@@ -79,6 +80,7 @@ func TestMixedRecipientsRetriesAndBounces(t *testing.T) {
 }
 
 func TestConnectionFaultsAreRetried(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, smtp, _ := relayServer(t, b, nil)
 		// Dropped in the middle of DATA: nothing accepted, everything retried.
@@ -101,6 +103,7 @@ func TestConnectionFaultsAreRetried(t *testing.T) {
 }
 
 func TestRetryWindowEndsInFailure(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, smtp, _ := relayServer(t, b, nil)
 		replies := make([]testutil.Reply, 20)

@@ -22,6 +22,7 @@ import (
 // job's time). Left in the first job they would have been cut short at 6 s,
 // attempted again (attempts 2) and received twice.
 func TestBatchGroupHandsOverEmailsNotStarted(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, smtp, _ := relayServer(t, b, map[string]string{
 			"CARTEIRO_JOB_TIMEOUT": "4s", "CARTEIRO_DELIVERY_WORKERS": "4", "CARTEIRO_WARMUP": "off",

@@ -68,6 +68,7 @@ func verifyDKIM(t *testing.T, ts *testserver.TestServer, raw []byte) {
 }
 
 func TestRelayDeliveryBytes(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, smtp, _ := relayServer(t, b, nil)
 		png := []byte("\x89PNG\r\n\x1a\nfake image bytes")

@@ -81,6 +81,7 @@ func waitFirstPass(t *testing.T, srv *testutil.SMTPServer, n int) {
 // a destination answering 421 is given fewer connections, loses and
 // duplicates nothing, and is delivered once it relents.
 func TestD80DirectShapingAndSlowDown(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		// Every exchanger listens on the first one's port, on its own
 		// loopback address; they stall at DATA so deliveries overlap and
@@ -176,6 +177,7 @@ func transactionsPerConnectionAt(srv *testutil.SMTPServer) map[string]int {
 // at the relay), and every email is delivered once, and only once, after
 // it relents.
 func TestD80RelaySlowsDownOn421(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		relay := testutil.NewSMTPServer(t, testutil.StallAfter(testutil.StageData, 30*time.Millisecond))
 		const size = 8

@@ -50,6 +50,7 @@ func destinationMetric(t *testing.T, ts *testserver.TestServer, name, destinatio
 // at every server, carries many transactions per connection, delivers
 // every recipient once, and /metrics counts it per destination.
 func TestD80BroadcastShapedPerDestination(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		// The first server's port is every exchanger's port.
 		first := testutil.NewSMTPServer(t, testutil.WithListenAddr("127.0.0.50:0"))
@@ -131,6 +132,7 @@ func TestD80BroadcastShapedPerDestination(t *testing.T) {
 // falling in the hold connects to nothing); the other destination is
 // delivered meanwhile; once the hold ends the held emails are delivered.
 func TestD80RefusingDestinationIsHeldThenDelivers(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		fine := testutil.NewSMTPServer(t, testutil.WithListenAddr("127.0.0.60:0"))
 		downAddr := net.JoinHostPort("127.0.0.61", strconv.Itoa(fine.Port()))

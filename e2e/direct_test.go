@@ -27,6 +27,7 @@ func directServer(t *testing.T, b testserver.Backend) (*testserver.TestServer, *
 }
 
 func TestDirectDeliveryByMX(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, smtp := directServer(t, b)
 		// The preferred MX has no address; the second answers.
@@ -67,6 +68,7 @@ func TestDirectDeliveryByMX(t *testing.T) {
 }
 
 func TestWarmupQuota(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, _ := directServer(t, b)
 		ts.DNS.SetMX("customer.example", testutil.MX{Host: "mx.customer.example", Pref: 10})

@@ -66,6 +66,7 @@ func verify(t *testing.T, ts *testserver.TestServer, key, id string) verificatio
 }
 
 func TestDomainLifecycle(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts := testserver.StartServer(t, b, nil)
 		d := createDomain(t, ts, ts.LiveKey, "Example.COM.")
@@ -153,6 +154,7 @@ func TestDomainLifecycle(t *testing.T) {
 }
 
 func TestDomainBadInputChangesNothing(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts := testserver.StartServer(t, b, map[string]string{"CARTEIRO_RATE_LIMIT_KEY": "1000,2000"})
 		cases := []struct {

@@ -13,6 +13,7 @@ import (
 )
 
 func TestBatchItemsAreIndependent(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts := testserver.StartServer(t, b, nil)
 		items := []any{
@@ -50,6 +51,7 @@ func TestBatchItemsAreIndependent(t *testing.T) {
 }
 
 func TestIdempotency(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts := testserver.StartServer(t, b, nil)
 		body := `{"from":"a@x.example","to":"b@y.example","subject":"once","text":"t","idempotencyKey":"order-42"}`
@@ -97,6 +99,7 @@ func TestIdempotency(t *testing.T) {
 }
 
 func TestCancelAndResend(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts := testserver.StartServer(t, b, nil)
 		at := ts.Clock.Now().Add(2 * time.Hour).Format(time.RFC3339)
@@ -131,6 +134,7 @@ func TestCancelAndResend(t *testing.T) {
 }
 
 func TestListFiltersAndTags(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts := testserver.StartServer(t, b, nil)
 		mk := func(to, subject, tag string) sendResult {
@@ -185,6 +189,7 @@ func TestListFiltersAndTags(t *testing.T) {
 // TestCursorNeverSkipsOrRepeats pages through 1,000 emails created in
 // groups that share one createdAt (D27).
 func TestCursorNeverSkipsOrRepeats(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts := testserver.StartServer(t, b, nil)
 		item := map[string]any{"from": "a@x.example", "to": "b@y.example", "subject": "page", "text": "t"}

@@ -14,6 +14,7 @@ import (
 )
 
 func TestSendingAccessKeys(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, _, _ := relayServer(t, b, nil)
 		sending := ts.NewKey(t, app.KeyRequest{OrgID: ts.OrgID, Name: "app server", Mode: carteiro.ModeLive, Permission: carteiro.PermissionSending})
@@ -48,6 +49,7 @@ func TestSendingAccessKeys(t *testing.T) {
 }
 
 func TestScheduledEmailSendsAtItsTime(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, smtp, _ := relayServer(t, b, nil)
 		at := ts.Clock.Now().Add(3 * time.Hour)

@@ -10,6 +10,7 @@ import (
 )
 
 func TestSandboxLifecycles(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts := testserver.StartServer(t, b, nil)
 		cases := []struct {
@@ -63,6 +64,7 @@ func TestSandboxLifecycles(t *testing.T) {
 }
 
 func TestTestModeIsIsolatedFromLive(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts := testserver.StartServer(t, b, nil)
 		res := send(t, ts, ts.TestKey, map[string]any{"from": "a@x.example", "to": "b@y.example", "subject": "s", "text": "t"})
@@ -77,6 +79,7 @@ func TestTestModeIsIsolatedFromLive(t *testing.T) {
 }
 
 func TestLiveSendNeedsVerifiedDomain(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts := testserver.StartServer(t, b, nil)
 		body := map[string]any{"from": "hello@unverified.example", "to": "b@y.example", "subject": "s", "text": "t"}
@@ -96,6 +99,7 @@ func TestLiveSendNeedsVerifiedDomain(t *testing.T) {
 }
 
 func TestSendValidation(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts := testserver.StartServer(t, b, nil)
 		base := func() map[string]any {

@@ -20,6 +20,7 @@ const erasePath = "/v1/product/privacy/erase"
 // route shows it, the other recipients' data is intact, a second call
 // answers zeros, and a new email to it is suppressed.
 func TestD78ErasureLeavesNothingOfTheAddress(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		rcv := testutil.NewTLSReceiver(t, nil)
 		ts, smtp, _ := relayServer(t, b, map[string]string{"CARTEIRO_WEBHOOK_ALLOW_PRIVATE": "true", "CARTEIRO_WEBHOOK_CA_FILE": rcv.CAFile()})

@@ -9,6 +9,7 @@ import (
 )
 
 func TestUnknownRoutesAndMethods(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts := testserver.StartServer(t, b, nil)
 		r := ts.Do(t, testserver.Request{Method: "GET", Path: "/v1/product/nothing-here", Key: ts.LiveKey})
@@ -30,6 +31,7 @@ func TestUnknownRoutesAndMethods(t *testing.T) {
 }
 
 func TestMessagesAreLocalized(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts := testserver.StartServer(t, b, nil)
 		messages := map[string]string{}

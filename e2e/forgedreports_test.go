@@ -134,6 +134,7 @@ func assertUntouched(t *testing.T, ts *testserver.TestServer, id string, addrs .
 // transaction on one connection, with their own signed return path, and the
 // same bytes, one DKIM signature made once.
 func TestD65OneTransactionPerRecipient(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, sink, _ := relayServer(t, b, nil)
 		_, byRcpt := threeRecipients(t, ts, sink)
@@ -160,6 +161,7 @@ func TestD65OneTransactionPerRecipient(t *testing.T) {
 // for a 10-recipient email: 10 transactions on one connection, one DKIM
 // signature shared by all of them.
 func TestD65TenRecipientsTenTransactionsOneSignature(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, sink, _ := relayServer(t, b, nil)
 		var to []string
@@ -185,6 +187,7 @@ func TestD65TenRecipientsTenTransactionsOneSignature(t *testing.T) {
 // The real DSN, at the Cc recipient's own return path, bounces and
 // suppresses exactly that recipient.
 func TestD65ForgedDSNChangesNothing(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, sink, _ := relayServer(t, b, map[string]string{"CARTEIRO_INBOUND_ADDR": "127.0.0.1:0"})
 		id, byRcpt := threeRecipients(t, ts, sink)
@@ -215,6 +218,7 @@ func TestD65ForgedDSNChangesNothing(t *testing.T) {
 // TestD65TamperedTokenChangesNothing: the Cc recipient's return path with
 // one character of its token changed binds nothing, whatever the DSN says.
 func TestD65TamperedTokenChangesNothing(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, sink, _ := relayServer(t, b, map[string]string{"CARTEIRO_INBOUND_ADDR": "127.0.0.1:0"})
 		id, byRcpt := threeRecipients(t, ts, sink)
@@ -237,6 +241,7 @@ func TestD65TamperedTokenChangesNothing(t *testing.T) {
 // redacted ARF about a single-recipient email suppresses that recipient,
 // matched by Message-ID.
 func TestD65ForgedAndRedactedARF(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, sink, _ := relayServer(t, b, map[string]string{"CARTEIRO_INBOUND_ADDR": "127.0.0.1:0"})
 		id, byRcpt := threeRecipients(t, ts, sink)

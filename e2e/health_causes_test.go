@@ -15,6 +15,7 @@ import (
 // reply, in the caller's language; a refusal that blames the recipient (a
 // 5.1.1) is no cause of the sending side.
 func TestDomainHealthNamesSenderFailureCauses(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, smtp, d := relayServer(t, b, nil)
 		ptr := testutil.Reply{Stage: testutil.StageRcpt, Code: 550, Enhanced: "5.7.25", Message: "Reverse DNS lookup failed for 127.0.0.1"}

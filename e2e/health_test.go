@@ -10,6 +10,7 @@ import (
 )
 
 func TestDomainHealth(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, smtp, d := relayServer(t, b, map[string]string{"CARTEIRO_SENDING_IPS": "127.0.0.2,127.0.0.3",
 			"CARTEIRO_DNSBL_LISTS": "ip:bl.test,domain:dbl.test"})

@@ -31,6 +31,7 @@ func heloServer(t *testing.T, b testserver.Backend, smtp *testutil.SMTPServer, h
 // nothing is suppressed; with CARTEIRO_HELO_NAME set to a fully qualified
 // name the same server accepts (D68).
 func TestRefusedHeloFailsWithoutSuppressing(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		smtp := testutil.NewSMTPServer(t, testutil.RefuseNonFQDNHelo())
 		ts := heloServer(t, b, smtp, "vm")

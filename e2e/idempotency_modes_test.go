@@ -12,6 +12,7 @@ import (
 // body) is a new email that is really sent, not a replay of the test
 // email's id; and the reverse.
 func TestIdempotencyKeyDoesNotCrossModesD62(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, smtp, _ := relayServer(t, b, nil)
 		body := map[string]any{"from": "orders@shop.example", "to": "buyer@customer.example", "subject": "order 7", "text": "t",

@@ -42,6 +42,7 @@ func dkimSigned(t *testing.T, raw []byte, domain string, key crypto.Signer) []by
 // fail (the address is not allowed, the signature does not verify with the
 // published key, DMARC then fails), and none (no records, no signature).
 func TestInboundAuthenticationResults(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		r := newInboundRig(t, b, nil)
 		addr := r.mxAddr(t, "shop.example")

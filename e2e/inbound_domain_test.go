@@ -34,6 +34,7 @@ func domainRecordsToPublish(t *testing.T, ts *testserver.TestServer, key, id str
 // domain's records, and verify checks it without requiring it; turning it
 // off removes it (D75).
 func TestDomainInboundSwitchAndMX(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts := testserver.StartServer(t, b, map[string]string{"CARTEIRO_INBOUND_HOST": "MX.Carteiro.TEST."})
 		d := createDomain(t, ts, ts.LiveKey, "replies.example")

@@ -15,6 +15,7 @@ import (
 // erasing a person deletes the messages from that address; and after
 // CARTEIRO_INBOUND_RETENTION (a moved clock) the purge deletes the rest.
 func TestInboundThreadingDeleteEraseRetention(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		r := newInboundRig(t, b, map[string]string{"CARTEIRO_INBOUND_RETENTION": "30d"})
 		addr := r.mxAddr(t, "shop.example")

@@ -27,6 +27,7 @@ var postfixReceived = regexp.MustCompile(`^Received: from `)
 // attachment bytes equal what was sent, and the webhook receiver gets a
 // signed email.received for it.
 func TestInboundReceivesFromPostfix(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		r := newInboundRig(t, b, nil)
 		pf := startPostfixMTA(t, "shop.example", r.mxAddr(t, "shop.example"))

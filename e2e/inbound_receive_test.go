@@ -127,6 +127,7 @@ func (r *inboundRig) checkRelayed(t *testing.T, to string, raw, attachment []byt
 // byte for byte, parsed, its attachment served, and the webhook receiver
 // gets a signed email.received.
 func TestInboundReceivesFromRealClients(t *testing.T) {
+	t.Parallel()
 	swaks, err := exec.LookPath("swaks")
 	if err != nil {
 		testserver.RequireService(t, "swaks", err)

@@ -32,6 +32,7 @@ func smtpCode(err error) string {
 // a message over CARTEIRO_INBOUND_MAX_SIZE are refused with a 5xx, and
 // nothing of them is stored or announced; the listener is no open relay.
 func TestInboundRefusals(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		r := newInboundRig(t, b, map[string]string{"CARTEIRO_INBOUND_MAX_SIZE": "100000"})
 		addr := r.mxAddr(t, "shop.example")
@@ -73,6 +74,7 @@ func TestInboundRefusals(t *testing.T) {
 // with 421) and CARTEIRO_INBOUND_RATE_LIMIT_IP transactions (the next
 // MAIL gets 421); slots come back when connections close.
 func TestInboundFloodIsLimited(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		r := newInboundRig(t, b, map[string]string{"CARTEIRO_INBOUND_CONNECTIONS_PER_IP": "3", "CARTEIRO_INBOUND_RATE_LIMIT_IP": "1/h,4"})
 		addr := r.mxAddr(t, "shop.example")
@@ -113,6 +115,7 @@ func TestInboundFloodIsLimited(t *testing.T) {
 // the shared server keeps running) a message gets a 4xx, never a 250, and
 // is not stored; once the database is back the sender's retry is stored.
 func TestInboundStorageDownAnswers4xx(t *testing.T) {
+	t.Parallel()
 	url, proxy := proxiedPostgres(t)
 	r := newInboundRig(t, testserver.Postgres, map[string]string{"CARTEIRO_DATABASE_URL": url})
 	addr := r.mxAddr(t, "shop.example")

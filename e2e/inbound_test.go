@@ -30,6 +30,7 @@ const dsnTemplate = "From: MAILER-DAEMON@mx.customer.example\r\n" +
 // timeline event and the suppression; the webhook arrives; a later email
 // to that address is skipped (D46, D55).
 func TestBounceComesBackOverSMTP(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		rcv := testutil.NewTLSReceiver(t, nil)
 		ts, smtpSink, _ := relayServer(t, b, map[string]string{"CARTEIRO_INBOUND_ADDR": "127.0.0.1:0",

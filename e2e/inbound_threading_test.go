@@ -13,6 +13,7 @@ import (
 // to that email in the API and the webhook, while a reply naming a
 // Message-ID that no email of the organization has links to nothing.
 func TestInboundThreadsRepliesToSubmittedMessages(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		r := newInboundRig(t, b, map[string]string{"CARTEIRO_SUBMISSION_ADDR": "127.0.0.1:0"})
 		c := authedClient(t, r.ts, r.ts.LiveKey)

@@ -12,6 +12,7 @@ import (
 )
 
 func TestOperationalRoutes(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts := testserver.StartServer(t, b, nil)
 		r := ts.Do(t, testserver.Request{Method: "GET", Path: "/healthz"})

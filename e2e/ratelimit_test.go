@@ -23,6 +23,7 @@ func rateHeaders(t *testing.T, r *testserver.Response) (limit, remaining, reset 
 }
 
 func TestRateLimitPerKey(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts := testserver.StartServer(t, b, map[string]string{"CARTEIRO_RATE_LIMIT_KEY": "1,5", "CARTEIRO_RATE_LIMIT_IP": "1000,2000"})
 		// The headers are on every response, errors included (D13).
@@ -65,6 +66,7 @@ func TestRateLimitPerIP(t *testing.T) {
 }
 
 func TestDomainDeletionLimit(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts := testserver.StartServer(t, b, nil)
 		// 5 deletions per minute per organization (D13), whichever keys are used.

@@ -30,6 +30,7 @@ func totp(t *testing.T, secretB32 string, at time.Time) string {
 }
 
 func TestDeleteDomainReauthentication(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts := testserver.StartServer(t, b, nil)
 		ctx := t.Context()
@@ -67,6 +68,7 @@ func TestDeleteDomainReauthentication(t *testing.T) {
 // delete another within its 90-second window, on this node or another one
 // sharing the database; the next time step's code works.
 func TestTOTPCodeReplayRefusedD63(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts := testserver.StartServer(t, b, nil)
 		secret, _, err := ts.App.EnableTOTP(t.Context(), ts.OrgID)

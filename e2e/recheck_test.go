@@ -40,6 +40,7 @@ func domainStatus(t *testing.T, ts *testserver.TestServer, id string) string {
 }
 
 func TestDailyRecheckFailsDomainWhoseRecordsAreGone(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts := testserver.StartServer(t, b, nil)
 		d := createDomain(t, ts, ts.LiveKey, "recheck.example")
@@ -66,6 +67,7 @@ func TestDailyRecheckFailsDomainWhoseRecordsAreGone(t *testing.T) {
 }
 
 func TestUnverifiedFor72HoursFails(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts := testserver.StartServer(t, b, nil)
 		d := createDomain(t, ts, ts.LiveKey, "late.example")
@@ -103,6 +105,7 @@ func waitLastCheck(t *testing.T, ts *testserver.TestServer, id string, at time.T
 // TestDNSOutageKeepsDomainVerified: a resolver that cannot answer is no
 // evidence that the records are gone.
 func TestDNSOutageKeepsDomainVerified(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts := testserver.StartServer(t, b, nil)
 		d := createDomain(t, ts, ts.LiveKey, "flaky-dns.example")

@@ -22,6 +22,7 @@ func expectFromForbidden(t *testing.T, r *testserver.Response, field string) {
 // email, registering a sender (issue 23 item 7). Its own domain still works
 // on each path.
 func TestRestrictedKeyStaysInItsDomain(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, smtp, _ := relayServer(t, b, nil)
 		other := createDomain(t, ts, ts.LiveKey, "other.example")

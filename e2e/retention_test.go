@@ -63,6 +63,7 @@ func metricsBody(t *testing.T, ts *testserver.TestServer) string {
 // recipients, tags and timeline, then the webhook deliveries; statistics,
 // suppressions and a scheduled email not yet sent stay as they were.
 func TestD77RetentionDeletesContentThenRecords(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		rcv := testutil.NewTLSReceiver(t, nil)
 		ts := testserver.StartServer(t, b, map[string]string{

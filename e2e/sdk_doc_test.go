@@ -44,6 +44,7 @@ func goModule(t *testing.T, program string) string {
 // against a real server and prints what the tour says: the records, the
 // sandbox email's events, the error's field.
 func TestSDKDocTour(t *testing.T) {
+	t.Parallel()
 	programs := goPrograms(t, "../docs/sdk.md")
 	testserver.Must(t, len(programs) >= 2, "docs/sdk.md has %d Go programs, want the tour and the receiver", len(programs))
 	bins := make([]string, len(programs))

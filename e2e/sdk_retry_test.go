@@ -38,6 +38,7 @@ func (c *statusCounter) RoundTrip(req *http.Request) (*http.Response, error) {
 // SMTP: a retried send is not sent twice. Without retries the 429 is a
 // *carteiro.Error with its code and Retry-After.
 func TestSDKRetriesRateLimitedSends(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, smtp, _ := relayServer(t, b, map[string]string{"CARTEIRO_RATE_LIMIT_KEY": "1,2"})
 		ctx := context.Background()

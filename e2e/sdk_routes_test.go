@@ -143,6 +143,7 @@ func sdkMethodExists(c *carteiro.Client, name string) bool {
 // server serves, and of docs/openapi.yaml, has a Go SDK method, and the
 // table names no route or method that does not exist.
 func TestSDKCoversEveryRoute(t *testing.T) {
+	t.Parallel()
 	ts := testserver.StartServer(t, testserver.SQLite, nil)
 	client := carteiro.NewClient(ts.LiveKey, carteiro.WithBaseURL(ts.URL))
 	served, err := client.OpenAPIDocument(context.Background())

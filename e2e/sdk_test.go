@@ -63,6 +63,7 @@ func collect[T any](t *testing.T, seq func(yield func(*T, error) bool)) []T {
 // method, on both stores, and checks what each answers; the recorder then
 // shows that every product route of the description was called (issue 29).
 func TestSDKCallsEveryRoute(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, c, rec, rcv, smtp := sdkServer(t, b)
 		ctx := context.Background()

@@ -85,6 +85,7 @@ func tapCount(report, what string) int {
 // server, and webhook verification passes the Standard Webhooks test
 // vector.
 func TestTypeScriptClientOffline(t *testing.T) {
+	t.Parallel()
 	node := tsClient(t)
 	runNodeTests(t, node, "test/offline/", 20)
 }
@@ -96,6 +97,7 @@ func TestTypeScriptClientOffline(t *testing.T) {
 // schemes (D48, D76) and refused after one byte changes, and the messages
 // the inbound listener received (D75).
 func TestTypeScriptClientLive(t *testing.T) {
+	t.Parallel()
 	node := tsClient(t)
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		rcv := testutil.NewTLSReceiver(t, nil)

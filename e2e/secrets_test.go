@@ -16,6 +16,7 @@ import (
 // TestNoSecretInClearText reads every raw row: API keys appear only as
 // hashes, DKIM private keys and TOTP secrets only sealed.
 func TestNoSecretInClearText(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts := testserver.StartServer(t, b, nil)
 		ctx := context.Background()

@@ -16,6 +16,7 @@ import (
 // a live key gets only with CARTEIRO_SENDER_TOKEN_IN_RESPONSE (D59); the
 // emailed link is TestSenderVerifiesByEmailedLinkD59.
 func TestSenderVerification(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, smtp, _ := relayServer(t, b, map[string]string{"CARTEIRO_SENDER_TOKEN_IN_RESPONSE": "true"})
 		r := ts.Do(t, testserver.Request{Method: "POST", Path: "/v1/product/senders", Key: ts.LiveKey,
@@ -95,6 +96,7 @@ func pressConfirm(t *testing.T, ts *testserver.TestServer, path string) *testser
 // domain nobody registered verifies through the emailed link: GET shows a
 // page with a button and verifies nothing (link scanners), POST verifies.
 func TestSenderVerifiesByEmailedLinkD59(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, smtp, _ := relayServer(t, b, nil)
 		r := ts.Do(t, testserver.Request{Method: "POST", Path: "/v1/product/senders", Key: ts.LiveKey, Body: map[string]string{"email": "maria@gmail.example"}})
@@ -162,6 +164,7 @@ func forbiddenDetails(t *testing.T, r *testserver.Response) map[string]any {
 // and a verified sender stops sending once another organization registers
 // its domain.
 func TestSenderOnAnotherOrganizationsDomainD59(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, _, _ := relayServer(t, b, nil) // the first organization has verified shop.example
 		createDomain(t, ts, ts.LiveKey, "pending.example")

@@ -17,6 +17,7 @@ import (
 // PostgreSQL). The lock is what lets a restart hand the jobs a killed
 // process left running back to the queue (TestCrashDuringBroadcast).
 func TestSecondServerOnOneSQLiteFileRefused(t *testing.T) {
+	t.Parallel()
 	rig := newCrashRig(t, testserver.SQLite, "lock.example")
 	bin, err := buildBinary()
 	testserver.Must(t, err == nil, "build: %v", err)

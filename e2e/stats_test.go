@@ -17,6 +17,7 @@ type statsAnswer struct {
 // TestStatsBuckets scripts a history across hour, day and month edges and
 // checks buckets and totals (D54), test mode apart from live.
 func TestStatsBuckets(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts := testserver.StartServer(t, b, nil)
 		at := func(s string) time.Time {

@@ -53,6 +53,7 @@ func writeCertificateFiles(t *testing.T) (certFile, keyFile string, der []byte) 
 // not the self-signed one: a client that trusts only it verifies the
 // server (name 127.0.0.1) after STARTTLS and over implicit TLS, and sends.
 func TestSubmissionCertificateFromFiles(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		certFile, keyFile, der := writeCertificateFiles(t)
 		ts, _ := submissionServer(t, b, map[string]string{"CARTEIRO_SUBMISSIONS_ADDR": "127.0.0.1:0",

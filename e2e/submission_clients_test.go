@@ -38,6 +38,7 @@ s.quit()
 // TestSubmissionPythonSmtplibLogin (D74): Python's smtplib, STARTTLS and
 // AUTH LOGIN, sends the same message; it is accepted and delivered.
 func TestSubmissionPythonSmtplibLogin(t *testing.T) {
+	t.Parallel()
 	python, err := exec.LookPath("python3")
 	if err != nil {
 		testserver.RequireService(t, "python3", err)
@@ -65,6 +66,7 @@ func TestSubmissionPythonSmtplibLogin(t *testing.T) {
 // (CARTEIRO_SUBMISSIONS_ADDR) accepts a message from its first byte over
 // TLS, and /metrics counts the sessions, AUTH failures and results.
 func TestSubmissionImplicitTLSAndMetrics(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, _ := submissionServer(t, b, map[string]string{"CARTEIRO_SUBMISSIONS_ADDR": "127.0.0.1:0"})
 		testserver.Must(t, ts.SubmissionsAddr() != "", "implicit TLS listener not running")
@@ -99,6 +101,7 @@ func TestSubmissionImplicitTLSAndMetrics(t *testing.T) {
 // from one address (like the dashboard's login) the next attempt is told
 // to come back later, 454 4.7.0, instead of 535, even with the right key.
 func TestSubmissionAuthFailuresLimitedPerIP(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, _ := submissionServer(t, b, nil)
 		var last error
@@ -119,6 +122,7 @@ func TestSubmissionAuthFailuresLimitedPerIP(t *testing.T) {
 // sessions at once (then 10 a second); the next EHLO gets 421 4.7.0. The
 // test clock does not move, so the bucket does not refill.
 func TestSubmissionSessionsLimitedPerIP(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, _ := submissionServer(t, b, nil)
 		var err error
@@ -138,6 +142,7 @@ func TestSubmissionSessionsLimitedPerIP(t *testing.T) {
 // swaks, as a local cron job or MTA would) may AUTH without TLS; swaks
 // sends with AUTH LOGIN in clear over 127.0.0.1 and the message is queued.
 func TestSubmissionSwaksLoopbackWithoutTLS(t *testing.T) {
+	t.Parallel()
 	swaks, err := exec.LookPath("swaks")
 	if err != nil {
 		testserver.RequireService(t, "swaks", err)
@@ -167,6 +172,7 @@ func TestSubmissionSwaksLoopbackWithoutTLS(t *testing.T) {
 // starts a second go-smtp session on the same connection; it is not a
 // second connection for the per-IP limit or the metric.
 func TestSubmissionSTARTTLSCountsOneConnection(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, _ := submissionServer(t, b, nil)
 		c := submissionClient(t, ts.SubmissionAddr(), true)

@@ -15,6 +15,7 @@ import (
 // 421 4.7.0 and the 3rd failed AUTH 454 4.7.0. The test clock does not
 // move, so no bucket refills.
 func TestSubmissionPerIPLimitsAreSettings(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, _ := submissionServer(t, b, map[string]string{
 			"CARTEIRO_SUBMISSION_RATE_LIMIT_IP": "1,4", "CARTEIRO_SUBMISSION_AUTH_FAILURES": "2/m,2"})

@@ -24,6 +24,7 @@ var postfixSent = regexp.MustCompile(`relay=127\.0\.0\.1\[127\.0\.0\.1\]:\d+, .*
 // relay signed with the domain's DKIM key, with its inline image and
 // attachment intact, and the email is in GET /emails.
 func TestSubmissionPostfixSmarthost(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, sink := submissionServer(t, b, nil)
 		pf := startPostfix(t, ts.SubmissionAddr(), "postfix-relay", ts.LiveKey)

@@ -24,6 +24,7 @@ func mustPrefix(t *testing.T, what, got, want string) {
 
 // TestSubmissionRefusalsD74: each refusal of D74, as the client sees it.
 func TestSubmissionRefusalsD74(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, sink := submissionServer(t, b, nil)
 
@@ -79,6 +80,7 @@ func TestSubmissionRefusalsD74(t *testing.T) {
 // per-key bucket) MAIL gets 451 4.7.0; a test key's message goes to the
 // sandbox (D7, D30), never to the relay.
 func TestSubmissionRateLimitD74(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		sink := testutil.NewSMTPServer(t)
 		ts := testserver.StartServer(t, b, map[string]string{"CARTEIRO_SUBMISSION_ADDR": "127.0.0.1:0", "CARTEIRO_RATE_LIMIT_KEY": "1/1h,1",
@@ -103,6 +105,7 @@ func TestSubmissionRateLimitD74(t *testing.T) {
 // loopback, so the server is told to treat loopback as remote
 // (testserver.SubmissionLoopbackIsRemote).
 func TestSubmissionAuthNeedsTLSD74(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, _ := submissionServer(t, b, map[string]string{testserver.SubmissionLoopbackIsRemote: "true"})
 		c := submissionClient(t, ts.SubmissionAddr(), false)
@@ -121,6 +124,7 @@ func TestSubmissionAuthNeedsTLSD74(t *testing.T) {
 // is spent (D34, 50 on day 1), a submitted message gets 451 4.7.0 and the
 // client keeps it for later.
 func TestSubmissionWarmupQuotaD74(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, _ := submissionServer(t, b, map[string]string{"CARTEIRO_WARMUP": "on"})
 		item := map[string]any{"from": "orders@shop.example", "to": "a@customer.example", "subject": "w", "text": "t"}

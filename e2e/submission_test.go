@@ -68,6 +68,7 @@ var queuedReply = regexp.MustCompile(`^250 2\.0\.0 queued id=([0-9a-f-]{36})$`)
 // envelope-only recipient as bcc, the client's Message-ID kept and the
 // X-Carteiro headers removed; GET /emails shows it with its key and tags.
 func TestSubmissionAcceptsLikePostEmails(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, sink := submissionServer(t, b, nil)
 		c := authedClient(t, ts, ts.LiveKey)

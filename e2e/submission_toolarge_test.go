@@ -17,6 +17,8 @@ import (
 // internal/submission, where no other test shares the heap. SQLite only:
 // the refusal comes while DATA is read, before any store is asked, and 41
 // MB through go-smtp's reader under -race costs minutes of CPU.
+//
+// Not parallel: minutes of CPU under -race (see above).
 func TestSubmissionRefusesAMessageOver40MB(t *testing.T) {
 	ts, _ := submissionServer(t, testserver.SQLite, nil)
 	c := submissionClient(t, ts.SubmissionAddr(), false) // loopback: no TLS needed, less CPU

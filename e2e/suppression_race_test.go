@@ -15,6 +15,9 @@ import (
 // delivered, 500 of their recipients are suppressed through the API; no
 // message reaches a recipient after that recipient's suppression committed
 // (its POST returned), and every other recipient gets its email.
+//
+// Not parallel: 5,000 deliveries under -race take the CPU, and the queue must
+// drain within 4 minutes.
 func TestNoMessageAfterSuppressionCommitted(t *testing.T) {
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		const total, suppressed = 5000, 500

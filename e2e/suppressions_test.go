@@ -11,6 +11,7 @@ import (
 )
 
 func TestSuppressionsAPI(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts := testserver.StartServer(t, b, nil)
 		post := func(body any) *testserver.Response {
@@ -59,6 +60,7 @@ func TestSuppressionsAPI(t *testing.T) {
 }
 
 func TestSuppressedRecipientsAreDroppedAtHandOff(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, smtp, _ := relayServer(t, b, nil)
 		smtp.Script("gone@customer.example", testutil.Reply{Stage: testutil.StageRcpt, Code: 550, Enhanced: "5.1.1", Message: "no such user"})

@@ -69,7 +69,8 @@ func hostileTemplates() []hostileTemplate {
 // run in worker processes under a kernel memory limit, so the server
 // barely moves), and a normal render of each format right after succeeds.
 // The stores run one after the other: both servers live in this process,
-// whose memory is what is measured.
+// whose memory is what is measured. Not parallel with other tests for the
+// same reason: their servers would share that memory.
 func TestHostileTemplatesStayWithinLimitsD61(t *testing.T) {
 	for _, b := range testserver.Backends() {
 		t.Run(string(b), func(t *testing.T) {

@@ -22,6 +22,7 @@ func templateReq(ts *testserver.TestServer, t *testing.T, method, path string, b
 }
 
 func TestTemplatesCRUD(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts := testserver.StartServer(t, b, nil)
 		r := templateReq(ts, t, "POST", "", map[string]any{
@@ -101,6 +102,8 @@ func TestTemplatesCRUD(t *testing.T) {
 	})
 }
 
+// Not parallel, as TestReactEmailTemplates: it renders React Email (or
+// formats with Prettier) in goja within the 2 s limit.
 func TestTemplatePreviewTestRenderAndFormat(t *testing.T) {
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts := testserver.StartServer(t, b, nil)
@@ -151,6 +154,7 @@ func TestTemplatePreviewTestRenderAndFormat(t *testing.T) {
 // TestEmailFromTemplate sends with templateId (D20) and checks what the SMTP
 // server received.
 func TestEmailFromTemplate(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, smtp, _ := relayServer(t, b, nil)
 		r := templateReq(ts, t, "POST", "", map[string]any{
@@ -235,6 +239,10 @@ export default function Welcome({ name = "there", plan, vip }: Props) {
 // TestReactEmailTemplates drives every template route with a React Email
 // source (D37 to D40) and sends one with templateId: the SMTP server gets
 // the HTML rendered by @react-email/render's own code, in the engine.
+//
+// Not parallel: React Email renders in goja, 10 to 20 times slower under
+// -race, against the 2 s render limit (D61), which other tests' load on the
+// CPU ran out (seen: 422 reason "time" beside three parallel tests).
 func TestReactEmailTemplates(t *testing.T) {
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, smtp, _ := relayServer(t, b, nil)

@@ -11,6 +11,9 @@ import (
 // <base>; counts the handlers of tags the parser drops (<body onload> in a
 // fragment); and its text, generated or given, holds no URL the HTML may
 // not keep.
+//
+// Not parallel, as TestReactEmailTemplates: it renders React Email (or
+// formats with Prettier) in goja within the 2 s limit.
 func TestTestRenderHeadTagsDroppedHandlersAndText(t *testing.T) {
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts := testserver.StartServer(t, b, nil)

@@ -27,6 +27,7 @@ import (
 // the script asks of the hook server below, which does them with the
 // in-process DNS server and the relay's received mail.
 func TestTourScriptRunsAsWritten(t *testing.T) {
+	t.Parallel()
 	bash := lookTool(t, "bash")
 	lookTool(t, "curl")
 	script, err := filepath.Abs("../docs/tour.sh")
@@ -204,6 +205,7 @@ func tourExempt(command string) string {
 // of the script, in the README's order, and no command uses an id pasted
 // from an earlier run.
 func TestTourScriptHasTheREADMECommands(t *testing.T) {
+	t.Parallel()
 	readme, err := os.ReadFile("../README.md")
 	testserver.Must(t, err == nil, "read README: %v", err)
 	raw, err := os.ReadFile("../docs/tour.sh")

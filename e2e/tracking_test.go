@@ -15,6 +15,7 @@ import (
 var trackingURL = regexp.MustCompile(`https?://[^"'\s>]+/t/([oc])/([A-Za-z0-9_\-.]+)`)
 
 func TestOpenAndClickTracking(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, smtp, _ := relayServer(t, b, nil)
 		res := send(t, ts, ts.LiveKey, map[string]any{"from": "orders@shop.example", "to": "a@customer.example", "subject": "track",

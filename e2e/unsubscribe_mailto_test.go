@@ -19,6 +19,7 @@ var listUnsubscribeRE = regexp.MustCompile(`^<(https?://[^>]+/u/[^>]+)>, <mailto
 // SMTP, unsubscribes the contact exactly as the one-click POST does, and a
 // forged or altered address changes nothing.
 func TestUnsubscribeByMailThroughTheInboundListener(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, sink, _ := relayServer(t, b, map[string]string{"CARTEIRO_INBOUND_ADDR": "127.0.0.1:0"})
 		aud := newAudience(t, ts, []map[string]any{{"email": "ana@customer.example"}, {"email": "bia@customer.example"}})

@@ -25,6 +25,9 @@ const plansRendered = `2=two;10=ten;pro=3;basic=1;enterprise=9;|zeta,plans,alpha
 // the JSON the caller sent, from the request body to the renderer, in
 // preview, a send with templateId, a batch and a stored broadcast (with
 // the contact's metadata), and in a React Email template's props.
+//
+// Not parallel, as TestReactEmailTemplates: it renders React Email (or
+// formats with Prettier) in goja within the 2 s limit.
 func TestEachFollowsTheMemberOrderOfTheRequestJSON(t *testing.T) {
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts, smtp, _ := relayServer(t, b, nil)

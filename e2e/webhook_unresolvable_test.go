@@ -11,6 +11,7 @@ import (
 // so, with its own reason and message in each language, instead of "not a
 // valid URL"; a malformed URL keeps invalid_url.
 func TestWebhookHostThatDoesNotResolve(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		ts := testserver.StartServer(t, b, nil) // D51 enforced
 		ts.DNS.SetA("public.example", "93.184.215.14")

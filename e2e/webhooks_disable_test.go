@@ -14,6 +14,7 @@ import (
 // attempts, and once every delivery has failed for 5 days over at least 20
 // attempts the webhook becomes disabled and gets no new deliveries (D50).
 func TestFailingWebhookIsDisabled(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		rcv := testutil.NewTLSReceiver(t, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusInternalServerError) })
 		ts := webhookServer(t, b, rcv)

@@ -15,6 +15,7 @@ import (
 // server stops are sent after it starts again; a paused webhook keeps its
 // deliveries pending and sends them once active (D50).
 func TestWebhookDeliveriesSurviveRestartAndPause(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		var down atomic.Bool
 		down.Store(true)

@@ -124,6 +124,7 @@ func checkStandardSignature(t *testing.T, verifiers map[string]stdVerifier, req 
 // the service generated (whsec_<base64>), and fail after one body byte
 // changes. The D48 signatures still verify beside them.
 func TestD76DeliveriesVerifyWithOfficialLibraries(t *testing.T) {
+	t.Parallel()
 	verifiers := map[string]stdVerifier{"Go": verifyWithGoLibrary}
 	if node := nodeVerifier(t); node != nil {
 		verifiers["Node"] = node

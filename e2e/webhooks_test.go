@@ -76,6 +76,7 @@ var allEvents = []string{"email.sent", "email.delivered", "email.bounced", "emai
 	"email.clicked", "email.failed", "email.suppressed", "email.delivery_delayed"}
 
 func TestWebhooksAreSignedAndRecorded(t *testing.T) {
+	t.Parallel()
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		rcv := testutil.NewTLSReceiver(t, nil)
 		ts := webhookServer(t, b, rcv)
@@ -167,6 +168,9 @@ func TestWebhooksAreSignedAndRecorded(t *testing.T) {
 	})
 }
 
+// TestWebhookRetriesAndChaos is not parallel: it asserts that the healthy
+// endpoint gets its delivery within 4 s while the others hang, which other
+// tests' load on the CPU could stretch.
 func TestWebhookRetriesAndChaos(t *testing.T) {
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		var fail atomic.Int32
@@ -272,6 +276,7 @@ func waitDelivery(t *testing.T, ts *testserver.TestServer, hook string, attempts
 }
 
 func TestWebhookURLRules(t *testing.T) {
+	t.Parallel()
 	ts := testserver.StartServer(t, testserver.SQLite, nil) // D51 enforced
 	ts.DNS.SetA("public.example", "93.184.215.14")
 	ts.DNS.SetA("sneaky.example", "10.1.2.3")

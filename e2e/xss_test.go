@@ -18,6 +18,9 @@ import (
 // written apart from the sanitizer's), and the report counts what was
 // removed: the sanitizer's own counts for the rendered document, and never
 // zero when the input held something executable.
+//
+// Not parallel, as TestReactEmailTemplates: it renders React Email (or
+// formats with Prettier) in goja within the 2 s limit.
 func TestTestRenderNeutralisesXSSCorpus(t *testing.T) {
 	raw, err := os.ReadFile("../internal/render/sanitize/testdata/xss_vectors.json")
 	testserver.Must(t, err == nil, "corpus: %v", err)
