@@ -2,25 +2,14 @@ package app
 
 import (
 	"context"
-	"slices"
-	"time"
 
 	"github.com/carteiro/carteiro"
-	"github.com/carteiro/carteiro/internal/store"
 )
 
-// maxEmailDeliveries bounds the webhook deliveries an email's page lists
-// (per webhook): an email's pushed events are a handful, unless it is
-// opened or clicked very often.
-const maxEmailDeliveries = 100
-
-// maxEmailEvents bounds the events whose deliveries are looked for.
+// maxEmailEvents bounds the events whose deliveries are looked for, so
+// the list of ids stays a bounded statement when an email was opened or
+// clicked very often: the newest are kept.
 const maxEmailEvents = 500
-
-// deliveryWindow widens the events' time span when looking for their
-// deliveries: a delivery is written with its event, a moment after the
-// event's own time.
-const deliveryWindow = 5 * time.Minute
 
 // EmailDetails is an email with what its page in the dashboard shows
 // besides the Email resource: its webhook deliveries (D73).
@@ -50,36 +39,16 @@ func (a *App) GetEmailDetails(ctx context.Context, p *Principal, id string) (*Em
 			pushed = append(pushed, ev)
 		}
 	}
-	// The newest events, when an email was opened or clicked very often:
-	// the list of ids stays a bounded statement.
 	pushed = pushed[max(0, len(pushed)-maxEmailEvents):]
-	var ids []string
-	var from, to time.Time
-	for _, ev := range pushed {
-		if len(ids) == 0 || ev.Timestamp.Before(from) {
-			from = ev.Timestamp
-		}
-		if len(ids) == 0 || ev.Timestamp.After(to) {
-			to = ev.Timestamp
-		}
-		ids = append(ids, ev.ID)
+	ids := make([]string, len(pushed))
+	for i, ev := range pushed {
+		ids[i] = ev.ID
 	}
-	details := &EmailDetails{Email: e}
-	if len(ids) == 0 {
-		return details, nil
-	}
-	hooks, err := a.store.ListWebhooks(ctx, p.Org.ID, "")
+	// Every delivery of these events, to any of the organization's
+	// webhooks, however long after its event it was made.
+	ds, err := a.store.EventDeliveries(ctx, p.Org.ID, ids)
 	if err != nil {
 		return nil, storeErr(err)
 	}
-	for _, h := range hooks {
-		ds, err := a.store.EventDeliveries(ctx, store.EventDeliveryFilter{WebhookID: h.ID, EventIDs: ids,
-			From: from.Add(-deliveryWindow), To: to.Add(deliveryWindow), Limit: maxEmailDeliveries})
-		if err != nil {
-			return nil, storeErr(err)
-		}
-		details.Deliveries = append(details.Deliveries, ds...)
-	}
-	slices.SortStableFunc(details.Deliveries, func(x, y *carteiro.WebhookDelivery) int { return x.CreatedAt.Compare(y.CreatedAt) })
-	return details, nil
+	return &EmailDetails{Email: e, Deliveries: ds}, nil
 }
