@@ -89,7 +89,7 @@ func (a *assets) serve(w http.ResponseWriter, r *http.Request, name string) {
 		return
 	}
 	body := f.body
-	if acceptsGzip(r) {
+	if AcceptsGzip(r) {
 		hdr.Set("Content-Encoding", "gzip")
 		body = f.gzipped
 	}
@@ -100,7 +100,9 @@ func (a *assets) serve(w http.ResponseWriter, r *http.Request, name string) {
 	_, _ = w.Write(body)
 }
 
-func acceptsGzip(r *http.Request) bool {
+// AcceptsGzip says whether the request's Accept-Encoding allows gzip; the
+// platform's JSON answers ask it too (httpapi).
+func AcceptsGzip(r *http.Request) bool {
 	for _, part := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
 		enc, q, _ := strings.Cut(strings.TrimSpace(part), ";")
 		if strings.EqualFold(strings.TrimSpace(enc), "gzip") && strings.ReplaceAll(q, " ", "") != "q=0" {

@@ -122,6 +122,11 @@ func (s *Server) wrapRoute(rt Route) http.Handler {
 			return
 		}
 		defer release()
+		if rt.Session {
+			var done func()
+			w, done = s.gzip.gzipJSON(w, admitted)
+			defer done()
+		}
 		rt.handler(w, admitted)
 	})
 }

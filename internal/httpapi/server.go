@@ -65,6 +65,7 @@ type Server struct {
 	mux      *http.ServeMux
 	routes   []Route
 	inflight *inflight
+	gzip     gzipWriters // the platform's JSON answers (gzipjson.go)
 }
 
 // New builds the handler.
