@@ -161,6 +161,11 @@ func (q *Queries) redactEmails(ctx context.Context, ids []string, x *Eraser, now
 	if err := q.redactEvents(ctx, ids, x); err != nil {
 		return 0, err
 	}
+	// A Message-ID a caller chose may hold anything, the address too: the
+	// erased email no longer threads replies by it (D75).
+	if err := q.deleteMessageIDsOf(ctx, ids); err != nil {
+		return 0, err
+	}
 	rs, err := q.query(ctx, `SELECT id, status, from_addr, to_addrs, cc_addrs, bcc_addrs, reply_to, subject, search_recipients
 		FROM emails WHERE id IN (`+placeholders(len(ids))+`)`, anys(ids)...)
 	if err != nil {

@@ -187,6 +187,9 @@ func (s *Store) DeleteEmails(ctx context.Context, ids []string) (int64, error) {
 	in, args := placeholders(len(ids)), anys(ids)
 	var n int64
 	err := s.InTx(ctx, func(tx *Tx) error {
+		if err := tx.deleteMessageIDsOf(ctx, ids); err != nil {
+			return err
+		}
 		for _, table := range []string{"email_tags", "email_events", "email_recipients"} {
 			if _, err := tx.exec(ctx, `DELETE FROM `+table+` WHERE email_id IN (`+in+`)`, args...); err != nil {
 				return fmt.Errorf("%s: %w", table, err)
