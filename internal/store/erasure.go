@@ -64,7 +64,7 @@ func (x *Eraser) json(doc string) string {
 func (x *Eraser) value(v any) any {
 	switch v := v.(type) {
 	case string:
-		if _, angle, ok := strings.Cut(v, "<"); ok && strings.HasSuffix(angle, ">") && strings.EqualFold(strings.TrimSuffix(angle, ">"), x.addr) {
+		if x.isAddress(v) {
 			return ErasedAddress
 		}
 		return x.text(v)
@@ -340,8 +340,11 @@ func (q *Queries) redactEvents(ctx context.Context, ids []string, x *Eraser) err
 
 // RedactWebhookDeliveries erases the address from the payloads and
 // recorded responses of the organization's webhook deliveries, and
-// returns how many it changed (D78: webhook logs alike).
-func (s *Store) RedactWebhookDeliveries(ctx context.Context, orgID string, x *Eraser) (int64, error) {
+// returns how many it changed (D78: webhook logs alike). receivedDeleted
+// says that the received messages from the address were deleted (D75):
+// the email.received payloads of those messages then lose the message as
+// well (see withoutReceivedMessage).
+func (s *Store) RedactWebhookDeliveries(ctx context.Context, orgID string, x *Eraser, receivedDeleted bool) (int64, error) {
 	pattern := "%" + likeEscape(x.addr) + "%"
 	rs, err := s.query(ctx, `SELECT id, payload, response_body FROM webhook_deliveries WHERE org_id = ?
 		AND (LOWER(payload) LIKE ? ESCAPE '\' OR LOWER(response_body) LIKE ? ESCAPE '\')`, orgID, pattern, pattern)
@@ -371,7 +374,11 @@ func (s *Store) RedactWebhookDeliveries(ctx context.Context, orgID string, x *Er
 			v := x.text(*d.body)
 			d.body = &v
 		}
-		if _, err := s.exec(ctx, `UPDATE webhook_deliveries SET payload = ?, response_body = ? WHERE id = ?`, x.json(d.payload), d.body, d.id); err != nil {
+		payload := d.payload
+		if receivedDeleted {
+			payload = x.withoutReceivedMessage(payload)
+		}
+		if _, err := s.exec(ctx, `UPDATE webhook_deliveries SET payload = ?, response_body = ? WHERE id = ?`, x.json(payload), d.body, d.id); err != nil {
 			return n, fmt.Errorf("store: erase an address from webhook deliveries: %w", classify(err))
 		}
 		n++
