@@ -84,3 +84,37 @@ func TestCallerMessageIDsFoundByIndex(t *testing.T) {
 		testserver.Must(t, rows == 2+len(more), "kept rows: %d, want kept and elsewhere's", rows)
 	})
 }
+
+// TestMessageIDsMigrationKeepsCallerIDs: migration 0022 fills
+// email_message_ids from the emails stored before it, with the Message-IDs
+// callers gave and none of those the service wrote (<email id@domain>),
+// so replies to older submitted emails still thread.
+func TestMessageIDsMigrationKeepsCallerIDs(t *testing.T) {
+	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
+		st := openStore(t, b)
+		ctx := testContext(t)
+		org := createOrg(t, st, "Shop")
+		submitted := &carteiro.Email{ID: uuid.Must(uuid.NewV7()).String(), OrgID: org.ID, Mode: carteiro.ModeLive,
+			From: carteiro.Address{Email: "news@shop.example"}, To: []carteiro.Address{{Email: "a@x.example"}}, Subject: "s",
+			Status: carteiro.EmailSent, MessageID: "own.1@client.example", CreatedAt: baseTime}
+		generated := &carteiro.Email{ID: uuid.Must(uuid.NewV7()).String(), OrgID: org.ID, Mode: carteiro.ModeLive,
+			From: carteiro.Address{Email: "news@shop.example"}, To: []carteiro.Address{{Email: "a@x.example"}}, Subject: "s",
+			Status: carteiro.EmailSent, CreatedAt: baseTime}
+		if err := st.InTx(ctx, func(tx *store.Tx) error { return tx.InsertEmails(ctx, []*carteiro.Email{submitted, generated}) }); err != nil {
+			t.Fatal(err)
+		}
+		// As the first attempt writes it (deliver.go).
+		rawExec(t, st, `UPDATE emails SET message_id = ? WHERE id = ?`, generated.ID+"@shop.example", generated.ID)
+		// Back to the schema before 0022, then migrate again.
+		rawExec(t, st, `DROP TABLE email_message_ids`)
+		rawExec(t, st, `DELETE FROM schema_migrations WHERE version = 22`)
+		if _, err := st.Migrate(ctx); err != nil {
+			t.Fatal(err)
+		}
+		got, err := st.EmailsByMessageID(ctx, org.ID, []string{"own.1@client.example", generated.ID + "@shop.example"})
+		testserver.Must(t, err == nil && len(got) == 1 && got["own.1@client.example"] == submitted.ID, "after the migration: %v %v", got, err)
+		var rows int
+		rawQuery(t, st, `SELECT COUNT(*) FROM email_message_ids`, nil, func(scan func(...any) error) error { return scan(&rows) })
+		testserver.Must(t, rows == 1, "kept %d ids, want the caller's only", rows)
+	})
+}
