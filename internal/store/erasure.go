@@ -346,8 +346,8 @@ func (q *Queries) redactEvents(ctx context.Context, ids []string, x *Eraser) err
 // well (see withoutReceivedMessage).
 func (s *Store) RedactWebhookDeliveries(ctx context.Context, orgID string, x *Eraser, receivedDeleted bool) (int64, error) {
 	pattern := "%" + likeEscape(x.addr) + "%"
-	rs, err := s.query(ctx, `SELECT id, payload, response_body FROM webhook_deliveries WHERE org_id = ?
-		AND (LOWER(payload) LIKE ? ESCAPE '\' OR LOWER(response_body) LIKE ? ESCAPE '\')`, orgID, pattern, pattern)
+	rs, err := s.query(ctx, `SELECT d.id, p.payload, d.response_body FROM webhook_deliveries d JOIN webhook_payloads p ON p.delivery_id = d.id
+		WHERE d.org_id = ? AND (LOWER(p.payload) LIKE ? ESCAPE '\' OR LOWER(d.response_body) LIKE ? ESCAPE '\')`, orgID, pattern, pattern)
 	if err != nil {
 		return 0, fmt.Errorf("store: webhook deliveries of an address: %w", classify(err))
 	}
@@ -378,7 +378,14 @@ func (s *Store) RedactWebhookDeliveries(ctx context.Context, orgID string, x *Er
 		if receivedDeleted {
 			payload = x.withoutReceivedMessage(payload)
 		}
-		if _, err := s.exec(ctx, `UPDATE webhook_deliveries SET payload = ?, response_body = ? WHERE id = ?`, x.json(payload), d.body, d.id); err != nil {
+		err := s.InTx(ctx, func(tx *Tx) error {
+			if _, err := tx.exec(ctx, `UPDATE webhook_payloads SET payload = ? WHERE delivery_id = ?`, x.json(payload), d.id); err != nil {
+				return err
+			}
+			_, err := tx.exec(ctx, `UPDATE webhook_deliveries SET response_body = ? WHERE id = ?`, d.body, d.id)
+			return err
+		})
+		if err != nil {
 			return n, fmt.Errorf("store: erase an address from webhook deliveries: %w", classify(err))
 		}
 		n++
