@@ -60,13 +60,15 @@ func (a *App) ErasePerson(ctx context.Context, p *Principal, email string) (*Era
 	if out.EmailsRedacted, err = a.store.RedactEmails(ctx, ids, x, a.clock.Now()); err != nil {
 		return nil, storeErr(err)
 	}
-	if p.Mode() == carteiro.ModeLive {
-		// Received mail is live data: a test key leaves it (D7).
+	// Received mail is live data: a test key leaves it (D7), and its
+	// webhook logs keep the message (with the address erased).
+	receivedDeleted := p.Mode() == carteiro.ModeLive
+	if receivedDeleted {
 		if out.InboundDeleted, err = a.eraseInbound(ctx, p.Org.ID, addr.Email); err != nil {
 			return nil, storeErr(err)
 		}
 	}
-	if _, err := a.store.RedactWebhookDeliveries(ctx, p.Org.ID, x); err != nil {
+	if _, err := a.store.RedactWebhookDeliveries(ctx, p.Org.ID, x, receivedDeleted); err != nil {
 		return nil, storeErr(err)
 	}
 	return &out, nil

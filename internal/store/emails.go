@@ -110,6 +110,9 @@ func (q *Queries) InsertEmails(ctx context.Context, es []*carteiro.Email) error 
 	if err := q.insertRows(ctx, "email_tags", "email_id, org_id, mode, name, value", tags); err != nil {
 		return fmt.Errorf("store: insert tag: %w", err)
 	}
+	if err := q.insertRows(ctx, "email_message_ids", "org_id, message_id, email_id", callerMessageIDRows(es)); err != nil {
+		return fmt.Errorf("store: insert message id: %w", err)
+	}
 	return nil
 }
 

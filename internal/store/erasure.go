@@ -64,7 +64,7 @@ func (x *Eraser) json(doc string) string {
 func (x *Eraser) value(v any) any {
 	switch v := v.(type) {
 	case string:
-		if _, angle, ok := strings.Cut(v, "<"); ok && strings.HasSuffix(angle, ">") && strings.EqualFold(strings.TrimSuffix(angle, ">"), x.addr) {
+		if x.isAddress(v) {
 			return ErasedAddress
 		}
 		return x.text(v)
@@ -159,6 +159,11 @@ func (q *Queries) redactEmails(ctx context.Context, ids []string, x *Eraser, now
 		return 0, err
 	}
 	if err := q.redactEvents(ctx, ids, x); err != nil {
+		return 0, err
+	}
+	// A Message-ID a caller chose may hold anything, the address too: the
+	// erased email no longer threads replies by it (D75).
+	if err := q.deleteMessageIDsOf(ctx, ids); err != nil {
 		return 0, err
 	}
 	rs, err := q.query(ctx, `SELECT id, status, from_addr, to_addrs, cc_addrs, bcc_addrs, reply_to, subject, search_recipients
@@ -335,11 +340,14 @@ func (q *Queries) redactEvents(ctx context.Context, ids []string, x *Eraser) err
 
 // RedactWebhookDeliveries erases the address from the payloads and
 // recorded responses of the organization's webhook deliveries, and
-// returns how many it changed (D78: webhook logs alike).
-func (s *Store) RedactWebhookDeliveries(ctx context.Context, orgID string, x *Eraser) (int64, error) {
+// returns how many it changed (D78: webhook logs alike). receivedDeleted
+// says that the received messages from the address were deleted (D75):
+// the email.received payloads of those messages then lose the message as
+// well (see withoutReceivedMessage).
+func (s *Store) RedactWebhookDeliveries(ctx context.Context, orgID string, x *Eraser, receivedDeleted bool) (int64, error) {
 	pattern := "%" + likeEscape(x.addr) + "%"
-	rs, err := s.query(ctx, `SELECT id, payload, response_body FROM webhook_deliveries WHERE org_id = ?
-		AND (LOWER(payload) LIKE ? ESCAPE '\' OR LOWER(response_body) LIKE ? ESCAPE '\')`, orgID, pattern, pattern)
+	rs, err := s.query(ctx, `SELECT d.id, p.payload, d.response_body FROM webhook_deliveries d JOIN webhook_payloads p ON p.delivery_id = d.id
+		WHERE d.org_id = ? AND (LOWER(p.payload) LIKE ? ESCAPE '\' OR LOWER(d.response_body) LIKE ? ESCAPE '\')`, orgID, pattern, pattern)
 	if err != nil {
 		return 0, fmt.Errorf("store: webhook deliveries of an address: %w", classify(err))
 	}
@@ -366,7 +374,18 @@ func (s *Store) RedactWebhookDeliveries(ctx context.Context, orgID string, x *Er
 			v := x.text(*d.body)
 			d.body = &v
 		}
-		if _, err := s.exec(ctx, `UPDATE webhook_deliveries SET payload = ?, response_body = ? WHERE id = ?`, x.json(d.payload), d.body, d.id); err != nil {
+		payload := d.payload
+		if receivedDeleted {
+			payload = x.withoutReceivedMessage(payload)
+		}
+		err := s.InTx(ctx, func(tx *Tx) error {
+			if _, err := tx.exec(ctx, `UPDATE webhook_payloads SET payload = ? WHERE delivery_id = ?`, x.json(payload), d.id); err != nil {
+				return err
+			}
+			_, err := tx.exec(ctx, `UPDATE webhook_deliveries SET response_body = ? WHERE id = ?`, d.body, d.id)
+			return err
+		})
+		if err != nil {
 			return n, fmt.Errorf("store: erase an address from webhook deliveries: %w", classify(err))
 		}
 		n++

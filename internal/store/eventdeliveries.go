@@ -24,7 +24,7 @@ func (q *Queries) EventDeliveries(ctx context.Context, orgID string, eventIDs []
 	defer rs.Close()
 	var out []*carteiro.WebhookDelivery
 	for rs.Next() {
-		d, err := scanDelivery(rs)
+		d, err := scanDelivery(rs, false)
 		if err != nil {
 			return nil, fmt.Errorf("store: event deliveries: %w", classify(err))
 		}

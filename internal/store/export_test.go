@@ -1,6 +1,9 @@
 package store
 
-import "context"
+import (
+	"context"
+	"strings"
+)
 
 // SharedRun runs fns as the callers of one shared transaction, in this
 // order, as the group commit loop runs a batch, then answers each as
@@ -21,4 +24,42 @@ func (s *Store) SharedRun(ctx context.Context, fns ...func(tx *Tx) error) (errs 
 		}
 	}
 	return errs, ranAlone
+}
+
+// ExplainEmailsByMessageID is the plan of EmailsByMessageID's query for n
+// Message-IDs, one line per step. On PostgreSQL sequential scans are
+// discouraged first: the planner would scan a nearly empty table whatever
+// its indexes, and the test asks what it can search by.
+func (s *Store) ExplainEmailsByMessageID(ctx context.Context, orgID string, messageIDs []string) (string, error) {
+	args := append([]any{orgID}, anys(messageIDs)...)
+	var lines []string
+	err := s.InTx(ctx, func(tx *Tx) error {
+		prefix := "EXPLAIN QUERY PLAN "
+		if s.dialect == Postgres {
+			prefix = "EXPLAIN "
+			if _, err := tx.exec(ctx, `SET LOCAL enable_seqscan = off`); err != nil {
+				return err
+			}
+		}
+		rs, err := tx.query(ctx, prefix+byMessageIDQuery(len(messageIDs)), args...)
+		if err != nil {
+			return err
+		}
+		defer rs.Close()
+		for rs.Next() {
+			var line string
+			if s.dialect == Postgres {
+				err = rs.Scan(&line)
+			} else {
+				var id, parent, unused int
+				err = rs.Scan(&id, &parent, &unused, &line)
+			}
+			if err != nil {
+				return err
+			}
+			lines = append(lines, line)
+		}
+		return rs.Err()
+	})
+	return strings.Join(lines, "\n"), err
 }

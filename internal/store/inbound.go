@@ -90,40 +90,6 @@ func (q *Queries) InboundRaw(ctx context.Context, orgID, id string) ([]byte, err
 	return raw, nil
 }
 
-// EmailsByMessageID maps those of messageIDs that are the Message-ID of
-// one of the organization's emails to that email's id: for threading
-// received replies (D75) to messages submitted over SMTP with a
-// Message-ID of their own (D74). emails has no index on message_id, so
-// this reads the organization's emails (docs/inbound.md); call it outside
-// any write transaction.
-func (q *Queries) EmailsByMessageID(ctx context.Context, orgID string, messageIDs []string) (map[string]string, error) {
-	out := map[string]string{}
-	if len(messageIDs) == 0 {
-		return out, nil
-	}
-	args := []any{orgID}
-	for _, id := range messageIDs {
-		args = append(args, id)
-	}
-	in := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(messageIDs)), ", ") + ")"
-	rs, err := q.query(ctx, `SELECT message_id, id FROM emails WHERE org_id = ? AND message_id IN `+in, args...)
-	if err != nil {
-		return nil, fmt.Errorf("store: emails by message id: %w", classify(err))
-	}
-	defer rs.Close()
-	for rs.Next() {
-		var messageID, id string
-		if err := rs.Scan(&messageID, &id); err != nil {
-			return nil, fmt.Errorf("store: emails by message id: %w", classify(err))
-		}
-		out[messageID] = id
-	}
-	if err := rs.Err(); err != nil {
-		return nil, fmt.Errorf("store: emails by message id: %w", classify(err))
-	}
-	return out, nil
-}
-
 // InboundFilter selects received messages for GET /inbound-emails (D75).
 type InboundFilter struct {
 	OrgID       string

@@ -187,6 +187,9 @@ func (s *Store) DeleteEmails(ctx context.Context, ids []string) (int64, error) {
 	in, args := placeholders(len(ids)), anys(ids)
 	var n int64
 	err := s.InTx(ctx, func(tx *Tx) error {
+		if err := tx.deleteMessageIDsOf(ctx, ids); err != nil {
+			return err
+		}
 		for _, table := range []string{"email_tags", "email_events", "email_recipients"} {
 			if _, err := tx.exec(ctx, `DELETE FROM `+table+` WHERE email_id IN (`+in+`)`, args...); err != nil {
 				return fmt.Errorf("%s: %w", table, err)
@@ -241,7 +244,14 @@ func (s *Store) DeleteOldDeliveries(ctx context.Context, webhookID string, cutof
 	if err != nil || len(ids) == 0 {
 		return 0, err
 	}
-	n, err := s.exec(ctx, `DELETE FROM webhook_deliveries WHERE id IN (`+placeholders(len(ids))+`)`, anys(ids)...)
+	var n int64
+	err = s.InTx(ctx, func(tx *Tx) error {
+		if _, err := tx.exec(ctx, `DELETE FROM webhook_payloads WHERE delivery_id IN (`+placeholders(len(ids))+`)`, anys(ids)...); err != nil {
+			return err
+		}
+		n, err = tx.exec(ctx, `DELETE FROM webhook_deliveries WHERE id IN (`+placeholders(len(ids))+`)`, anys(ids)...)
+		return err
+	})
 	if err != nil {
 		return 0, fmt.Errorf("store: delete old webhook deliveries: %w", classify(err))
 	}

@@ -101,6 +101,10 @@ func (q *Queries) ListWebhooks(ctx context.Context, orgID, status string) ([]*ca
 
 // DeleteWebhook removes a webhook and its deliveries for good.
 func (q *Queries) DeleteWebhook(ctx context.Context, orgID, id string) error {
+	if _, err := q.exec(ctx, `DELETE FROM webhook_payloads WHERE delivery_id IN
+		(SELECT id FROM webhook_deliveries WHERE webhook_id = ? AND org_id = ?)`, id, orgID); err != nil {
+		return fmt.Errorf("store: delete webhook payloads: %w", classify(err))
+	}
 	if _, err := q.exec(ctx, `DELETE FROM webhook_deliveries WHERE webhook_id = ? AND org_id = ?`, id, orgID); err != nil {
 		return fmt.Errorf("store: delete webhook deliveries: %w", classify(err))
 	}
@@ -114,19 +118,29 @@ func (q *Queries) DeleteWebhook(ctx context.Context, orgID, id string) error {
 	return nil
 }
 
-const deliveryColumns = `id, webhook_id, org_id, email_event_id, event_type, payload, response_status, response_body, attempts, last_error, status, next_run_at, created_at`
+// deliveryColumns are a delivery's columns but its payload, which is in
+// webhook_payloads (migration 0023): written once, never with an attempt.
+const deliveryColumns = `id, webhook_id, org_id, email_event_id, event_type, response_status, response_body, attempts, last_error, status, next_run_at, created_at`
 
-func scanDelivery(r row) (*carteiro.WebhookDelivery, error) {
+// scanDelivery reads deliveryColumns and, when withPayload, the payload
+// after them.
+func scanDelivery(r row, withPayload bool) (*carteiro.WebhookDelivery, error) {
 	var d carteiro.WebhookDelivery
 	var eventID, body, lastErr *string
 	var payload string
 	var status *int64
 	var next, created int64
-	if err := r.Scan(&d.ID, &d.WebhookID, &d.OrgID, &eventID, &d.EventType, &payload, &status, &body, &d.Attempts, &lastErr,
-		&d.Status, &next, &created); err != nil {
+	dest := []any{&d.ID, &d.WebhookID, &d.OrgID, &eventID, &d.EventType, &status, &body, &d.Attempts, &lastErr, &d.Status, &next, &created}
+	if withPayload {
+		dest = append(dest, &payload)
+	}
+	if err := r.Scan(dest...); err != nil {
 		return nil, err
 	}
-	d.EmailEventID, d.ResponseBody, d.LastError, d.Payload = deref(eventID), deref(body), deref(lastErr), []byte(payload)
+	d.EmailEventID, d.ResponseBody, d.LastError = deref(eventID), deref(body), deref(lastErr)
+	if withPayload {
+		d.Payload = []byte(payload)
+	}
 	if status != nil {
 		d.ResponseStatus = int(*status)
 	}
@@ -143,13 +157,17 @@ func (q *Queries) InsertDelivery(ctx context.Context, d *carteiro.WebhookDeliver
 // event's deliveries to every subscribed webhook, or those of all the
 // attempts that share a transaction.
 func (q *Queries) InsertDeliveries(ctx context.Context, ds []*carteiro.WebhookDelivery) error {
-	rows := make([][]any, len(ds))
+	rows, payloads := make([][]any, len(ds)), make([][]any, len(ds))
 	for i, d := range ds {
-		rows[i] = []any{d.ID, d.WebhookID, d.OrgID, nullString(d.EmailEventID), d.EventType, string(d.Payload), nil, nil, d.Attempts, nil,
+		rows[i] = []any{d.ID, d.WebhookID, d.OrgID, nullString(d.EmailEventID), d.EventType, nil, nil, d.Attempts, nil,
 			string(d.Status), micros(d.NextRunAt), micros(d.CreatedAt)}
+		payloads[i] = []any{d.ID, string(d.Payload)}
 	}
 	if err := q.insertRows(ctx, "webhook_deliveries", deliveryColumns, rows); err != nil {
 		return fmt.Errorf("store: insert deliveries: %w", err)
+	}
+	if err := q.insertRows(ctx, "webhook_payloads", "delivery_id, payload", payloads); err != nil {
+		return fmt.Errorf("store: insert delivery payloads: %w", err)
 	}
 	return nil
 }
@@ -161,7 +179,8 @@ func (q *Queries) UpdateDelivery(ctx context.Context, d *carteiro.WebhookDeliver
 
 // Delivery returns one delivery (workers).
 func (q *Queries) Delivery(ctx context.Context, id string) (*carteiro.WebhookDelivery, error) {
-	d, err := scanDelivery(q.queryRow(ctx, `SELECT `+deliveryColumns+` FROM webhook_deliveries WHERE id = ?`, id))
+	d, err := scanDelivery(q.queryRow(ctx, `SELECT `+qualified("d", deliveryColumns)+`, p.payload
+		FROM webhook_deliveries d JOIN webhook_payloads p ON p.delivery_id = d.id WHERE d.id = ?`, id), true)
 	if err != nil {
 		return nil, fmt.Errorf("store: delivery %s: %w", id, classify(err))
 	}
@@ -204,7 +223,7 @@ func (q *Queries) ListDeliveries(ctx context.Context, f DeliveryFilter) ([]*cart
 	defer rs.Close()
 	var out []*carteiro.WebhookDelivery
 	for rs.Next() {
-		d, err := scanDelivery(rs)
+		d, err := scanDelivery(rs, false)
 		if err != nil {
 			return nil, fmt.Errorf("store: list deliveries: %w", classify(err))
 		}
