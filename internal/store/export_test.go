@@ -22,3 +22,9 @@ func (s *Store) SharedRun(ctx context.Context, fns ...func(tx *Tx) error) (errs 
 	}
 	return errs, ranAlone
 }
+
+// AcceptWork is one caller's work in Accept's shared transaction, for
+// SharedRun.
+func AcceptWork(jobs DeliveryJobs, decide func(tx *Tx) (Acceptance, error)) func(tx *Tx) error {
+	return acceptWork(jobs, decide)
+}
