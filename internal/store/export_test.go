@@ -28,3 +28,9 @@ func (s *Store) SharedRun(ctx context.Context, fns ...func(tx *Tx) error) (errs 
 func AcceptWork(jobs DeliveryJobs, decide func(tx *Tx) (Acceptance, error)) func(tx *Tx) error {
 	return acceptWork(jobs, decide)
 }
+
+// OutcomeWork is one caller's work in RecordOutcome's shared transaction,
+// for SharedRun.
+func OutcomeWork(o Outcome, events EventRecorder, own func(tx *Tx) error) func(tx *Tx) error {
+	return outcomeWork(o, events, own)
+}
