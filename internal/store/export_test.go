@@ -3,13 +3,13 @@ package store
 import "context"
 
 // SharedRun runs fns as the callers of one shared transaction, in this
-// order, as the group commit loop runs a batch, then answers each as
+// order, as the shared commit loop runs a batch, then answers each as
 // InJoinedTx does (a caller told to run alone runs again in its own
 // transaction). ranAlone says which ones did.
 func (s *Store) SharedRun(ctx context.Context, fns ...func(tx *Tx) error) (errs []error, ranAlone []bool) {
-	batch := make([]*groupReq, len(fns))
+	batch := make([]*sharedReq, len(fns))
 	for i, fn := range fns {
-		batch[i] = &groupReq{fn: fn, done: make(chan error, 1)}
+		batch[i] = &sharedReq{fn: fn, done: make(chan error, 1)}
 	}
 	s.shared.run(batch)
 	errs, ranAlone = make([]error, len(fns)), make([]bool, len(fns))
