@@ -230,29 +230,24 @@ func (a *App) recordAttempt(ctx context.Context, e *carteiro.Email, all, pending
 	if err != nil {
 		return err
 	}
-	outcome := attemptOutcome{email: e, recipients: pending, events: v.events}
-	// The common outcome writes nothing but joined rows, so it shares the
-	// accepts' committer, one transaction for many attempts; bounces and
-	// retries write statements of their own and keep InGroupTx.
-	commit := a.store.InJoinedTx
+	outcome := store.Outcome{Email: e, Recipients: pending, Events: v.events}
+	// Bounces and retries write statements of their own besides the
+	// outcome; the store decides how to commit each kind.
+	var own func(tx *store.Tx) error
 	if len(v.bounces) > 0 || !v.retryAt.IsZero() {
-		commit = a.store.InGroupTx
-	}
-	record := func(tx *store.Tx) error {
-		for _, b := range v.bounces {
-			if err := a.suppressForBounce(rctx, tx, e.OrgID, b.Recipient, b); err != nil {
-				return err
+		own = func(tx *store.Tx) error {
+			for _, b := range v.bounces {
+				if err := a.suppressForBounce(rctx, tx, e.OrgID, b.Recipient, b); err != nil {
+					return err
+				}
 			}
-		}
-		if !v.retryAt.IsZero() {
-			if err := a.queue.EnqueueTx(rctx, tx, DeliverJob{EmailID: e.ID, Broadcast: e.BroadcastID != ""}, JobOpts{ScheduledAt: v.retryAt, Priority: deliveryPriority(e)}); err != nil {
-				return err
+			if !v.retryAt.IsZero() {
+				return a.queue.EnqueueTx(rctx, tx, DeliverJob{EmailID: e.ID, Broadcast: e.BroadcastID != ""}, JobOpts{ScheduledAt: v.retryAt, Priority: deliveryPriority(e)})
 			}
+			return nil
 		}
-		a.joinOutcome(tx, outcome)
-		return nil
 	}
-	return a.untilStored(rctx, "recording a delivery outcome", func() error { return commit(rctx, record) })
+	return a.untilStored(rctx, "recording a delivery outcome", func() error { return a.recordOutcome(rctx, outcome, own) })
 }
 
 // replyReport classifies a permanent SMTP refusal as a DSN's would be
@@ -283,10 +278,7 @@ func (a *App) failAll(ctx context.Context, e *carteiro.Email, pending []*carteir
 	rctx, cancel := a.outcomeContext(ctx)
 	defer cancel()
 	return a.untilStored(rctx, "recording a failed email", func() error {
-		return a.store.InJoinedTx(rctx, func(tx *store.Tx) error {
-			a.joinOutcome(tx, attemptOutcome{email: e, recipients: pending, events: events})
-			return nil
-		})
+		return a.recordOutcome(rctx, store.Outcome{Email: e, Recipients: pending, Events: events}, nil)
 	})
 }
 

@@ -12,7 +12,7 @@ import (
 )
 
 // DeliverGroupJob makes the first delivery attempt of emails accepted or
-// handed over together: a batch, the accepts sharing one group commit, or
+// handed over together: a batch, the accepts of one shared commit, or
 // a slice of a broadcast chunk. One job row instead of one per email takes
 // most of River's inserts, fetches and completions off the database, the
 // single writer on SQLite (docs/architecture.md). Retries and scheduled

@@ -168,13 +168,5 @@ func (a *App) ResendEmail(ctx context.Context, p *Principal, id string) (*SendRe
 			return nil, err
 		}
 	}
-	var res *SendResult
-	err = a.store.InTx(ctx, func(tx *store.Tx) error {
-		res, err = a.accept(ctx, tx, p, e, &SendRequest{})
-		return err
-	})
-	if err != nil {
-		return nil, storeErr(err)
-	}
-	return res, nil
+	return a.acceptOne(ctx, p, e, &SendRequest{})
 }

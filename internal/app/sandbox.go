@@ -84,12 +84,8 @@ func (a *App) simulate(ctx context.Context, e *carteiro.Email) error {
 	e.Status = emailStatus(recipients)
 	// The outcome claims its email as it is written, as a real attempt's
 	// BeginAttempt does: a cancel committed before that wins, and nothing
-	// is recorded. Simulated attempts run no statement of their own, so
-	// they share transactions and their multi-row statements.
-	return a.store.InJoinedTx(ctx, func(tx *store.Tx) error {
-		a.joinOutcome(tx, attemptOutcome{email: e, firstAttemptAt: &now, recipients: recipients, events: events, claim: true})
-		return nil
-	})
+	// is recorded. Simulated attempts run no statement of their own.
+	return a.recordOutcome(ctx, store.Outcome{Email: e, FirstAttemptAt: &now, Recipients: recipients, Events: events, Claim: true}, nil)
 }
 
 // sandboxOutcome is the local part before any +label, lowercased.

@@ -40,21 +40,22 @@ func (a *App) SendEmail(ctx context.Context, p *Principal, r *SendRequest) (*Sen
 	if err != nil {
 		return nil, err
 	}
+	return a.acceptOne(ctx, p, e, r)
+}
+
+// acceptOne admits one prepared email and has the store write it:
+// concurrent accepts share one commit and its multi-row INSERTs, each
+// answered only once that commit is on disk (store.AcceptOne).
+func (a *App) acceptOne(ctx context.Context, p *Principal, e *carteiro.Email, r *SendRequest) (*SendResult, error) {
 	var res *SendResult
-	// Concurrent accepts share one commit and its multi-row INSERTs (group
-	// commit): each is answered only once that commit is on disk.
-	err = a.store.InJoinedTx(ctx, func(tx *store.Tx) error {
-		res, err = a.accept(ctx, tx, p, e, r)
-		return err
+	err := a.store.Accept(ctx, store.AcceptOne, a.deliveryJobs(), func(tx *store.Tx) (store.Acceptance, error) {
+		var w acceptance
+		var err error
+		if res, err = a.admit(ctx, tx, p, e, r, &w); err != nil {
+			return store.Acceptance{}, err
+		}
+		return w.decided(ctx, tx)
 	})
-	if errors.Is(err, store.ErrConflict) && r.IdempotencyKey != "" {
-		// A concurrent request with the same key committed first; answer as
-		// its replay (D22: concurrent requests with one key create one email).
-		err = a.store.InTx(ctx, func(tx *store.Tx) error {
-			res, err = a.accept(ctx, tx, p, e, r)
-			return err
-		})
-	}
 	if err != nil {
 		return nil, storeErr(err)
 	}
@@ -88,9 +89,9 @@ func (a *App) SendBatch(ctx context.Context, p *Principal, reqs []*SendRequest) 
 		}
 	}
 	var items []BatchItem
-	acceptAll := func(tx *store.Tx) error {
+	err := a.store.Accept(ctx, store.AcceptBatch, a.deliveryJobs(), func(tx *store.Tx) (store.Acceptance, error) {
 		items = make([]BatchItem, len(reqs))
-		var w acceptWrites
+		var w acceptance
 		for i, r := range reqs {
 			if prepErrs[i] != nil {
 				items[i].Err = prepErrs[i]
@@ -103,23 +104,12 @@ func (a *App) SendBatch(ctx context.Context, p *Principal, reqs []*SendRequest) 
 				continue
 			}
 			if err != nil {
-				return err
+				return store.Acceptance{}, err
 			}
 			items[i].Result = res
 		}
-		return w.write(ctx, a, tx)
-	}
-	// A batch writes its rows with multi-row statements already, so it
-	// shares transactions only on SQLite (InGroupTx), for the fsync. On
-	// PostgreSQL sharing would funnel concurrent batches into the few
-	// shared transactions, which then got less of the database's CPU than
-	// the deliveries beside them (measured in docs/benchmarks.md).
-	err := a.store.InGroupTx(ctx, acceptAll)
-	if errors.Is(err, store.ErrConflict) {
-		// An idempotency key raced with a concurrent request: run again, and
-		// that item now replays (D22).
-		err = a.store.InTx(ctx, acceptAll)
-	}
+		return w.decided(ctx, tx)
+	})
 	if err != nil {
 		return nil, storeErr(err)
 	}
@@ -225,79 +215,28 @@ func (a *App) senderDomain(ctx context.Context, orgID, from string) (string, err
 	return "", &carteiro.Error{Code: carteiro.CodeDomainNotVerified, Details: map[string]any{"field": "from"}}
 }
 
-// accept writes one prepared email inside tx.
-func (a *App) accept(ctx context.Context, tx *store.Tx, p *Principal, e *carteiro.Email, r *SendRequest) (*SendResult, error) {
-	var w acceptWrites
-	res, err := a.admit(ctx, tx, p, e, r, &w)
-	if err != nil {
-		return nil, err
-	}
-	return res, w.write(ctx, a, tx)
+// acceptance gathers what one request's accepted emails write, so that a
+// batch writes each table with one multi-row statement instead of one per
+// email.
+type acceptance struct {
+	store.Acceptance
+	warmup warmupLedger
 }
 
-// acceptWrites gathers what accepted emails write, so that a batch writes
-// each table with one multi-row statement instead of one per email.
-type acceptWrites struct {
-	emails    []*carteiro.Email
-	events    []*carteiro.EmailEvent
-	now       []string // emails to deliver at once
-	scheduled []*carteiro.Email
-	warmup    warmupLedger
-}
-
-// write records the warmup counts at once and hands the emails, their first
-// events and their jobs to the transaction's acceptedRows, written just
-// before the commit: concurrent accepts that share one SQLite commit then
-// share its multi-row statements too. It is the caller's last step.
-func (w *acceptWrites) write(ctx context.Context, a *App, tx *store.Tx) error {
+// decided records the warmup counts in tx and returns the rows for the
+// store to write (store.Accept).
+func (w *acceptance) decided(ctx context.Context, tx *store.Tx) (store.Acceptance, error) {
 	if err := w.warmup.flush(ctx, tx); err != nil {
-		return err
+		return store.Acceptance{}, err
 	}
-	rows := tx.Joined(acceptedRowsKey{}, func() store.Flusher { return &acceptedRows{app: a} }).(*acceptedRows)
-	rows.emails = append(rows.emails, w.emails...)
-	rows.events = append(rows.events, w.events...)
-	rows.now = append(rows.now, w.now...)
-	rows.scheduled = append(rows.scheduled, w.scheduled...)
-	return nil
-}
-
-// acceptedRowsKey names a transaction's acceptedRows (store.Tx.Joined).
-type acceptedRowsKey struct{}
-
-// acceptedRows is every email accepted in one transaction, by one request
-// or by all those sharing a group commit.
-type acceptedRows struct {
-	app       *App
-	emails    []*carteiro.Email
-	events    []*carteiro.EmailEvent
-	now       []string // the emails to deliver at once, in group jobs
-	scheduled []*carteiro.Email
-}
-
-// Flush writes the rows and jobs (store.Flusher).
-func (r *acceptedRows) Flush(ctx context.Context, tx *store.Tx) error {
-	if err := tx.InsertEmails(ctx, r.emails); err != nil {
-		return err
-	}
-	if err := tx.InsertEvents(ctx, r.events); err != nil {
-		return err
-	}
-	if err := r.app.queue.EnqueueManyTx(ctx, tx, deliverGroups(r.now, false), JobOpts{}); err != nil {
-		return err
-	}
-	for _, e := range r.scheduled {
-		if err := r.app.queue.EnqueueTx(ctx, tx, DeliverJob{EmailID: e.ID}, JobOpts{ScheduledAt: *e.ScheduledAt}); err != nil {
-			return err
-		}
-	}
-	return nil
+	return w.Acceptance, nil
 }
 
 // admit decides one prepared email inside tx: a replay of its idempotency
 // key (D22), refused by the warmup quota (D34), or accepted, in which case
 // its rows and job join w and its idempotency record is written at once
 // (so a later item of the same batch with the same key replays it).
-func (a *App) admit(ctx context.Context, tx *store.Tx, p *Principal, e *carteiro.Email, r *SendRequest, w *acceptWrites) (*SendResult, error) {
+func (a *App) admit(ctx context.Context, tx *store.Tx, p *Principal, e *carteiro.Email, r *SendRequest, w *acceptance) (*SendResult, error) {
 	if r.IdempotencyKey != "" {
 		prev, err := tx.Idempotency(ctx, p.Org.ID, p.Mode(), endpointSend, r.IdempotencyKey)
 		switch {
@@ -327,13 +266,8 @@ func (a *App) admit(ctx context.Context, tx *store.Tx, p *Principal, e *carteiro
 	if e.Status == carteiro.EmailScheduled {
 		first = carteiro.EventScheduled
 	}
-	w.emails = append(w.emails, e)
-	w.events = append(w.events, newEvent(e.ID, first, e.CreatedAt, nil))
-	if e.ScheduledAt != nil {
-		w.scheduled = append(w.scheduled, e)
-	} else {
-		w.now = append(w.now, e.ID)
-	}
+	w.Emails = append(w.Emails, e)
+	w.Events = append(w.Events, newEvent(e.ID, first, e.CreatedAt, nil))
 	res := &SendResult{ID: e.ID, Status: e.Status, QueuedAt: e.CreatedAt}
 	if r.IdempotencyKey != "" {
 		body, _ := json.Marshal(res)

@@ -347,15 +347,7 @@ func (a *App) DeliverWebhook(ctx context.Context, deliveryID string) error {
 		d.Status = carteiro.DeliveryExhausted
 	}
 	if out.Success {
-		// A success writes its own delivery row, and the webhook's only
-		// when it ends a failure streak, so it takes no lock that other
-		// writers hold: successes share transactions, and write their rows
-		// with one statement per table for all of them.
-		return a.store.InJoinedTx(ctx, func(tx *store.Tx) error {
-			rows := tx.Joined(webhookSuccessesKey{}, func() store.Flusher { return &webhookSuccesses{} }).(*webhookSuccesses)
-			rows.deliveries = append(rows.deliveries, d)
-			return nil
-		})
+		return a.store.RecordWebhookSuccess(ctx, d)
 	}
 	// Failures of one webhook all update its row, so they keep
 	// transactions of their own on PostgreSQL, and a dead endpoint cannot
@@ -372,26 +364,4 @@ func (a *App) DeliverWebhook(ctx context.Context, deliveryID string) error {
 		}
 		return nil
 	})
-}
-
-// webhookSuccessesKey names a transaction's webhookSuccesses
-// (store.Tx.Joined).
-type webhookSuccessesKey struct{}
-
-// webhookSuccesses is every successful webhook attempt of one transaction.
-type webhookSuccesses struct {
-	deliveries []*carteiro.WebhookDelivery
-}
-
-// Flush records the attempts, then ends their webhooks' failure streaks
-// (store.Flusher).
-func (w *webhookSuccesses) Flush(ctx context.Context, tx *store.Tx) error {
-	if err := tx.UpdateDeliveries(ctx, w.deliveries); err != nil {
-		return err
-	}
-	ids := make([]string, len(w.deliveries))
-	for i, d := range w.deliveries {
-		ids[i] = d.WebhookID
-	}
-	return tx.EndWebhookStreaks(ctx, ids)
 }

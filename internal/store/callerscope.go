@@ -8,7 +8,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// callerScope gives each caller of a shared (group commit) transaction its
+// callerScope gives each caller of a shared commit's transaction its
 // own savepoint, so that its failure undoes only its own writes. The
 // savepoint is opened lazily, just before the caller's first statement: a
 // caller that only adds rows to a joined Flusher (an accepted email) costs

@@ -151,7 +151,7 @@ func (q *Queries) EmailByID(ctx context.Context, id string) (*carteiro.Email, er
 // email is no longer queued or processing (a broadcast's cancel won the
 // race, D43). On PostgreSQL that is one statement, committed on its own,
 // instead of a transaction's four round trips; on SQLite it joins the
-// group commit.
+// shared commit.
 func (s *Store) BeginAttempt(ctx context.Context, e *carteiro.Email, at time.Time, ev *carteiro.EmailEvent) (bool, error) {
 	if s.pool == nil {
 		var ok bool
@@ -187,7 +187,7 @@ func (s *Store) BeginAttempt(ctx context.Context, e *carteiro.Email, at time.Tim
 // the event: it sets e's status, attempt count, message id and first
 // attempt time, and reports false, with nothing written, when the email is
 // no longer queued or processing (a broadcast's cancel committed first,
-// D43). BeginAttempt runs it on SQLite, in a group commit.
+// D43). BeginAttempt runs it on SQLite, in a shared commit.
 func (q *Queries) ClaimAttempt(ctx context.Context, e *carteiro.Email, at time.Time) (bool, error) {
 	n, err := q.exec(ctx, beginAttemptUpdate, string(e.Status), e.Attempts, nullString(e.MessageID), micros(at), e.ID)
 	if err != nil {

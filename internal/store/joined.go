@@ -6,7 +6,7 @@ import (
 )
 
 // Flusher is work that several callers of one transaction add to and that
-// is written once, just before the commit: with SQLite's group commit the
+// is written once, just before the commit: with SQLite's shared commit the
 // concurrent requests sharing a transaction can then write their rows with
 // one multi-row statement per table instead of a few statements each.
 type Flusher interface {
@@ -38,7 +38,7 @@ func (t *Tx) Joined(key any, mk func() Flusher) Flusher {
 }
 
 // flushJoined runs the joined Flushers; a panic in one becomes its error,
-// so it cannot take down the group commit loop.
+// so it cannot take down the shared commit loop.
 func (t *Tx) flushJoined(ctx context.Context) (err error) {
 	defer func() {
 		if v := recover(); v != nil {

@@ -30,7 +30,7 @@ func openPostgres(ctx context.Context, url string) (*Store, error) {
 	}
 	s := &Store{dialect: Postgres, pool: pool, settled: newSettledDays()}
 	s.Queries = &Queries{q: pgxQuerier{pool}, dialect: Postgres, settled: s.settled}
-	s.shared = newGroupCommitter(s, postgresGroup)
+	s.shared = newSharedCommitter(s, postgresSharing)
 	s.keyReads = newReadBatcher(postgresReads, s.keysWithOrganizations)
 	s.domainReads = newReadBatcher(postgresReads, s.verifiedDomains)
 	return s, nil

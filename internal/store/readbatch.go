@@ -8,7 +8,7 @@ import (
 )
 
 // Read coalescing. Every accepted email reads its API key (with the
-// organization) and its sending domain before the group commit writes it.
+// organization) and its sending domain before the shared commit writes it.
 // On PostgreSQL each read is a round trip, and with them the server's
 // sockets and system calls, not the statements, were most of the
 // database's CPU (measured: two thirds of the statements of an accept

@@ -13,7 +13,7 @@ import (
 )
 
 // TestSharedTransactionKeepsCallersApart runs callers in one shared
-// transaction, as the group commit does under load: a statement that fails
+// transaction, as the shared commit does under load: a statement that fails
 // (on PostgreSQL it aborts the whole transaction unless the caller has its
 // savepoint), an error, a panic, a cancelled context and a caller that only
 // adds to a joined Flusher. Each failure undoes only its own caller's

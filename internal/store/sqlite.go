@@ -53,7 +53,7 @@ func openSQLite(ctx context.Context, path string) (*Store, error) {
 	}
 	s := &Store{dialect: SQLite, path: path, writeDB: writeDB, readDB: readDB, settled: newSettledDays()}
 	s.Queries = &Queries{q: sqlQuerier{readDB}, w: sqlQuerier{writeDB}, dialect: SQLite, settled: s.settled}
-	s.shared = newGroupCommitter(s, sqliteGroup)
+	s.shared = newSharedCommitter(s, sqliteSharing)
 	s.gate = &localGate{}
 	return s, nil
 }

@@ -38,8 +38,8 @@ type Store struct {
 	pool *pgxpool.Pool
 
 	// shared runs the transactions that concurrent writers share (see
-	// groupcommit.go).
-	shared *groupCommitter
+	// sharedcommit.go).
+	shared *sharedCommitter
 	// keyReads and domainReads coalesce the look-ups of every accept
 	// (PostgreSQL only; see readbatch.go).
 	keyReads    *readBatcher[string, keyAndOrg]
@@ -139,7 +139,7 @@ func (t *Tx) end() {
 // pgSharedBegin starts a shared PostgreSQL transaction. A caller that waits
 // on a lock (a row another transaction holds, a suppression's gate) would
 // hold up every caller sharing the transaction, so waits are cut short and
-// that caller runs again on its own (groupcommit.go).
+// that caller runs again on its own (sharedcommit.go).
 const pgSharedBegin = "BEGIN; SET LOCAL lock_timeout = '50ms'"
 
 // InTx runs fn in a transaction, committing when fn returns nil. Commit
@@ -149,7 +149,7 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) error {
 	return s.inTx(ctx, false, fn)
 }
 
-// inTx is InTx; shared marks a group commit's transaction, whose callers
+// inTx is InTx; shared marks a shared commit's transaction, whose callers
 // each get a savepoint (callerScope).
 func (s *Store) inTx(ctx context.Context, shared bool, fn func(tx *Tx) error) error {
 	if s.pool != nil {

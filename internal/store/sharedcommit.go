@@ -9,7 +9,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// Group commit. Concurrent callers of InJoinedTx (and, on SQLite, of
+// Shared commit. Concurrent callers of InJoinedTx (and, on SQLite, of
 // InGroupTx) share one transaction: each runs inside its own savepoint
 // (callerScope), opened only if it runs a statement, so its failure undoes
 // only its own writes, and every caller is answered only after the shared
@@ -32,7 +32,7 @@ import (
 // long.
 
 // groupShape is how a store shares its commits.
-type groupShape struct {
+type sharedShape struct {
 	loops int // shared transactions at once
 	// max bounds the callers of one transaction: one slow batch must not
 	// hold SQLite's single writer for long, and on PostgreSQL a transaction
@@ -42,11 +42,11 @@ type groupShape struct {
 }
 
 var (
-	sqliteGroup   = groupShape{loops: 1, max: 256}
-	postgresGroup = groupShape{loops: 2, max: 64}
+	sqliteSharing   = sharedShape{loops: 1, max: 256}
+	postgresSharing = sharedShape{loops: 2, max: 64}
 )
 
-type groupReq struct {
+type sharedReq struct {
 	fn   func(tx *Tx) error
 	done chan error
 }
@@ -56,17 +56,17 @@ type groupReq struct {
 // a retry cures) and must run again in a transaction of its own.
 var errRunAlone = errors.New("store: run again alone")
 
-type groupCommitter struct {
+type sharedCommitter struct {
 	store *Store
-	shape groupShape
-	reqs  chan *groupReq
+	shape sharedShape
+	reqs  chan *sharedReq
 	stop  chan struct{}
 	wg    sync.WaitGroup
 	once  sync.Once
 }
 
-func newGroupCommitter(s *Store, shape groupShape) *groupCommitter {
-	g := &groupCommitter{store: s, shape: shape, reqs: make(chan *groupReq, shape.max), stop: make(chan struct{})}
+func newSharedCommitter(s *Store, shape sharedShape) *sharedCommitter {
+	g := &sharedCommitter{store: s, shape: shape, reqs: make(chan *sharedReq, shape.max), stop: make(chan struct{})}
 	for range shape.loops {
 		g.wg.Add(1)
 		go g.loop()
@@ -105,7 +105,7 @@ func (s *Store) InJoinedTx(ctx context.Context, fn func(tx *Tx) error) error {
 
 func (s *Store) inShared(ctx context.Context, fn func(tx *Tx) error) error {
 	g := s.shared
-	req := &groupReq{fn: fn, done: make(chan error, 1)}
+	req := &sharedReq{fn: fn, done: make(chan error, 1)}
 	select {
 	case g.reqs <- req:
 	case <-g.stop:
@@ -122,16 +122,16 @@ func (s *Store) inShared(ctx context.Context, fn func(tx *Tx) error) error {
 	return err
 }
 
-func (g *groupCommitter) loop() {
+func (g *sharedCommitter) loop() {
 	defer g.wg.Done()
 	for {
-		var first *groupReq
+		var first *sharedReq
 		select {
 		case first = <-g.reqs:
 		case <-g.stop:
 			return
 		}
-		batch := []*groupReq{first}
+		batch := []*sharedReq{first}
 	drain:
 		for len(batch) < g.shape.max {
 			select {
@@ -148,7 +148,7 @@ func (g *groupCommitter) loop() {
 // run executes a batch in one transaction, one savepoint per caller that
 // touches the database. A caller alone needs no savepoint: its failure is
 // the transaction's.
-func (g *groupCommitter) run(batch []*groupReq) {
+func (g *sharedCommitter) run(batch []*sharedReq) {
 	errs := make([]error, len(batch))
 	alone := len(batch) == 1
 	err := g.store.inTx(context.Background(), true, func(tx *Tx) error {
@@ -212,7 +212,7 @@ func runGuarded(fn func(tx *Tx) error, tx *Tx) (err error) {
 	return fn(tx)
 }
 
-func (g *groupCommitter) close() {
+func (g *sharedCommitter) close() {
 	g.once.Do(func() { close(g.stop) })
 	g.wg.Wait()
 	// Answer anyone still queued: their work never ran.
