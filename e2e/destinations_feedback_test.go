@@ -155,7 +155,7 @@ func TestD80DirectShapingAndSlowDown(t *testing.T) {
 			waitReceivedOnce(t, slow, recipients)
 			after := slow.MaxConcurrentConnections()
 			testserver.Must(t, after <= int(halved)+1 && after < limit, "the retries used %d connections at once after the 421s, want at most the halved limit %v plus the one earned back, below %d", after, halved, limit)
-			delivered, _ := destinationMetric(t, ts, "carteiro_destination_delivered_total", "slow.example")
+			delivered, _ := waitDestinationMetric(t, ts, "carteiro_destination_delivered_total", "slow.example", float64(len(recipients)))
 			testserver.Must(t, int(delivered) == len(recipients), "/metrics delivered to slow.example: %v, want %d", delivered, len(recipients))
 			t.Logf("before the 421s: %d connections at once; limit halved to %v; the retries used %d at once; %d MAILs refused", before, halved, after, slow.Throttled())
 		})

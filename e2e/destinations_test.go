@@ -45,6 +45,22 @@ func destinationMetric(t *testing.T, ts *testserver.TestServer, name, destinatio
 	return 0, false
 }
 
+// waitDestinationMetric polls a per-destination metric until it equals
+// want or 10 s pass, and returns the last value read: the SMTP server
+// counts a message when it answers 250, Carteiro when it has read that
+// reply and committed the outcome, so the two meet a moment apart.
+func waitDestinationMetric(t *testing.T, ts *testserver.TestServer, name, destination string, want float64) (float64, bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		v, ok := destinationMetric(t, ts, name, destination)
+		if (ok && v == want) || time.Now().After(deadline) {
+			return v, ok
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // D80 end to end: a broadcast over three destinations, one of them
 // receiving for three domains, stays within CARTEIRO_DESTINATION_CONNECTIONS
 // at every server, carries many transactions per connection, delivers
@@ -118,7 +134,7 @@ func TestD80BroadcastShapedPerDestination(t *testing.T) {
 			// so a slow machine may need a few more.
 			testserver.Must(t, len(conns) <= len(msgs)/100+3*limit, "%s: %d messages over %d connections", dest, len(msgs), len(conns))
 			t.Logf("%s: %d messages over %d connections, at most %d at once", dest, len(msgs), len(conns), srv.MaxConcurrentConnections())
-			delivered, ok := destinationMetric(t, ts, "carteiro_destination_delivered_total", dest)
+			delivered, ok := waitDestinationMetric(t, ts, "carteiro_destination_delivered_total", dest, float64(want[dest]))
 			testserver.Must(t, ok && int(delivered) == want[dest], "/metrics delivered for %s: %v (found %v), want %d", dest, delivered, ok, want[dest])
 			limitMetric, ok := destinationMetric(t, ts, "carteiro_destination_connection_limit", dest)
 			testserver.Must(t, ok && limitMetric == limit, "/metrics connection limit for %s: %v, want %d", dest, limitMetric, limit)
