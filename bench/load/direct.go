@@ -108,25 +108,49 @@ func runE2EOn(ctx context.Context, o options, bin, dir string, dns *testutil.DNS
 // runDirect runs the relay yardstick, then direct delivery, and prints
 // both blocks.
 func runDirect(ctx context.Context, o options, bin, dir string, stdout io.Writer, progress func(string, ...any)) error {
+	var tlsConfig *tls.Config
+	relayScheme, relayEnv := "smtp+plain://", []string(nil)
+	if o.directTLS {
+		// Carteiro's direct delivery encrypts without authenticating the
+		// certificate (RFC 7435), so the tests' loopback one does for every
+		// exchanger address. The relay yardstick then encrypts too
+		// (smtp://, STARTTLS required and its certificate verified against
+		// this authority through SSL_CERT_FILE): a plain-text yardstick
+		// would charge direct delivery for TLS the relay skipped.
+		pki, err := testutil.NewPKI("benchmark exchangers")
+		if err != nil {
+			return fmt.Errorf("exchanger certificate: %w", err)
+		}
+		tlsConfig = pki.ServerTLSConfig()
+		caFile := filepath.Join(dir, "benchmark-ca.pem")
+		if err := os.WriteFile(caFile, pki.CAPEM(), 0o600); err != nil {
+			return fmt.Errorf("write the benchmark authority: %w", err)
+		}
+		relayScheme, relayEnv = "smtp://", []string{"SSL_CERT_FILE=" + caFile}
+	}
+
 	// The yardstick: e2e through the relay, as -scenario e2e.
 	relayOpts := o
 	relayOpts.scenario = "e2e"
-	relaySink, relayDNS, stopRelay, err := startSinkAndDNS()
+	relaySink, relayDNS, stopRelay, err := startSinkAndDNS(tlsConfig)
 	if err != nil {
 		return err
 	}
 	defer stopRelay()
-	progress("relay (yardstick): %d emails in batches of %d with %d clients", o.emails, o.batch, o.clients)
-	relay, err := runE2EOn(ctx, relayOpts, bin, filepath.Join(dir, "relay"), relayDNS, relaySink,
-		func(dbURL string) []string { return serverEnv(dbURL, relaySink.Addr(), relayDNS.Addr(), "") }, nil, progress)
+	progress("relay (yardstick): %d emails in batches of %d with %d clients, %s", o.emails, o.batch, o.clients, relayScheme)
+	relay, err := runE2EOn(ctx, relayOpts, bin, filepath.Join(dir, "relay"), relayDNS, relaySink, func(dbURL string) []string {
+		env := append(serverEnv(dbURL, relaySink.Addr(), relayDNS.Addr(), ""), relayEnv...)
+		return append(env, "CARTEIRO_RELAY_URL="+relayScheme+relaySink.Addr()) // the last setting of a name wins (os/exec)
+	}, nil, progress)
 	if err != nil {
 		return fmt.Errorf("relay run: %w", err)
 	}
+	relay.rep.row("relay", "%s (STARTTLS %v)", relayScheme, o.directTLS)
 	relay.rep.note("Yardstick of the direct scenario below (same binary, same run).")
 	relay.rep.write(stdout)
 
 	// Direct: one exchanger per destination.
-	sk, dns, stop, err := startSinkAndDNS()
+	sk, dns, stop, err := startSinkAndDNS(nil)
 	if err != nil {
 		return err
 	}
@@ -137,17 +161,6 @@ func runDirect(ctx context.Context, o options, bin, dir string, stdout io.Writer
 			x.Close()
 		}
 	}()
-	var tlsConfig *tls.Config
-	if o.directTLS {
-		// Carteiro's direct delivery encrypts without authenticating the
-		// certificate (RFC 7435), so the tests' loopback one does for every
-		// exchanger address.
-		pki, err := testutil.NewPKI("benchmark exchangers")
-		if err != nil {
-			return fmt.Errorf("exchanger certificate: %w", err)
-		}
-		tlsConfig = pki.ServerTLSConfig()
-	}
 	port := "0"
 	for i := range o.destinations {
 		x, err := sk.listenAlso(net.JoinHostPort(exchangerIP(i), port), tlsConfig)
@@ -190,10 +203,11 @@ func runDirect(ctx context.Context, o options, bin, dir string, stdout io.Writer
 	return nil
 }
 
-// startSinkAndDNS starts the sink and the DNS server of one server under
-// test; stop stops both.
-func startSinkAndDNS() (*sink, *testutil.DNSServer, func(), error) {
-	sk, err := startSink()
+// startSinkAndDNS starts the sink (offering STARTTLS with tlsConfig when
+// it is not nil) and the DNS server of one server under test; stop stops
+// both.
+func startSinkAndDNS(tlsConfig *tls.Config) (*sink, *testutil.DNSServer, func(), error) {
+	sk, err := startSink(tlsConfig)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -34,7 +34,7 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) (err error) {
 	if o.scenario == "direct" {
 		return runDirect(ctx, o, bin, dir, stdout, progress)
 	}
-	sk, dns, stopSinkAndDNS, err := startSinkAndDNS()
+	sk, dns, stopSinkAndDNS, err := startSinkAndDNS(nil)
 	if err != nil {
 		return err
 	}

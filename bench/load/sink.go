@@ -29,8 +29,9 @@ type sink struct {
 	lastSeen  atomic.Int64 // unix nanoseconds of the latest accepted message
 }
 
-// startSink listens on 127.0.0.1 port 0 and serves in the background.
-func startSink() (*sink, error) {
+// startSink listens on 127.0.0.1 port 0 and serves in the background,
+// offering STARTTLS with tlsConfig when it is not nil.
+func startSink(tlsConfig *tls.Config) (*sink, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("sink: listen: %w", err)
@@ -38,6 +39,7 @@ func startSink() (*sink, error) {
 	s := &sink{listener: ln}
 	srv := smtp.NewServer(smtp.BackendFunc(func(*smtp.Conn) (smtp.Session, error) { return sinkSession{s}, nil }))
 	srv.Domain = "sink.localhost"
+	srv.TLSConfig = tlsConfig
 	srv.MaxMessageBytes = 10 << 20
 	srv.MaxRecipients = 1000
 	srv.ReadTimeout = time.Minute

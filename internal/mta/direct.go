@@ -258,7 +258,7 @@ func (d *Direct) Deliver(ctx context.Context, env Envelope, data []byte) []Resul
 				}
 			}
 		}
-		wg.Go(func() {
+		deliver := func() {
 			var got []Result
 			select {
 			case sem <- struct{}{}:
@@ -270,7 +270,16 @@ func (d *Direct) Deliver(ctx context.Context, env Envelope, data []byte) []Resul
 			for j, i := range indexes {
 				results[i] = got[j]
 			}
-		})
+		}
+		if len(order) == 1 {
+			// Most emails go to one domain: deliver on the caller's
+			// goroutine, whose stack has already grown, rather than on a
+			// new one that grows (and copies) its stack through the SMTP
+			// and TLS code for every email.
+			deliver()
+			break
+		}
+		wg.Go(deliver)
 	}
 	wg.Wait()
 	return results
