@@ -85,10 +85,11 @@ func TestD80BroadcastShapedPerDestination(t *testing.T) {
 			ts.DNS.SetMX(domain, testutil.MX{Host: "mx." + dest, Pref: 10})
 		}
 		order := []string{"a1.example", "b.example", "a2.example", "c.example", "a3.example", "b.example", "c.example"}
-		const audience = 700
+		// Issue 32's harness: a broadcast to 3,000 recipients over three destinations.
+		const audience = 3000
 		contacts := make([]map[string]any, audience)
 		for i := range contacts {
-			contacts[i] = map[string]any{"email": fmt.Sprintf("r%04d@%s", i, order[i%len(order)])}
+			contacts[i] = map[string]any{"email": fmt.Sprintf("r%05d@%s", i, order[i%len(order)])}
 		}
 		aud := newAudience(t, ts, contacts)
 		r := broadcastReq(t, ts, ts.LiveKey, "POST", "", map[string]any{"audienceId": aud, "fromEmail": "news@shop.example", "subject": "news", "text": "t"})
@@ -104,7 +105,7 @@ func TestD80BroadcastShapedPerDestination(t *testing.T) {
 			}
 			return n
 		}
-		deadline := time.Now().Add(90 * time.Second)
+		deadline := time.Now().Add(3 * time.Minute)
 		for received() < audience && time.Now().Before(deadline) {
 			time.Sleep(50 * time.Millisecond)
 		}

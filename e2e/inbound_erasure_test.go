@@ -9,17 +9,18 @@ import (
 )
 
 // secretMessage is a message from joao@sender.example whose every part
-// carries the marker 7731: display name, subject, text, html, the name of
-// its attachment and a Cc.
+// carries the marker sigilo (not a hexadecimal word, so no id in a
+// database dump can contain it by chance): display name, subject, text,
+// html, the name of its attachment and a Cc.
 func secretMessage(to string) []byte {
-	return []byte("From: Joao Marker7731 <joao@sender.example>\r\nTo: Support <" + to + ">\r\nCc: ana7731@other.example\r\n" +
-		"Subject: Pedido secreto 7731\r\nMessage-ID: <m7731@sender.example>\r\nMIME-Version: 1.0\r\n" +
+	return []byte("From: Joao Markersigilo <joao@sender.example>\r\nTo: Support <" + to + ">\r\nCc: anasigilo@other.example\r\n" +
+		"Subject: Pedido secreto sigilo\r\nMessage-ID: <msigilo@sender.example>\r\nMIME-Version: 1.0\r\n" +
 		"Content-Type: multipart/mixed; boundary=\"outer\"\r\n\r\n" +
 		"--outer\r\nContent-Type: multipart/alternative; boundary=\"alt\"\r\n\r\n" +
-		"--alt\r\nContent-Type: text/plain; charset=UTF-8\r\n\r\ncorpo secreto 7731\r\n" +
-		"--alt\r\nContent-Type: text/html; charset=UTF-8\r\n\r\n<p>html secreto 7731</p>\r\n--alt--\r\n" +
-		"--outer\r\nContent-Type: application/pdf; name=\"segredo-7731.pdf\"\r\n" +
-		"Content-Disposition: attachment; filename=\"segredo-7731.pdf\"\r\nContent-Transfer-Encoding: base64\r\n\r\nJVBERi0xLjQK\r\n--outer--\r\n")
+		"--alt\r\nContent-Type: text/plain; charset=UTF-8\r\n\r\ncorpo secreto sigilo\r\n" +
+		"--alt\r\nContent-Type: text/html; charset=UTF-8\r\n\r\n<p>html secreto sigilo</p>\r\n--alt--\r\n" +
+		"--outer\r\nContent-Type: application/pdf; name=\"segredo-sigilo.pdf\"\r\n" +
+		"Content-Disposition: attachment; filename=\"segredo-sigilo.pdf\"\r\nContent-Transfer-Encoding: base64\r\n\r\nJVBERi0xLjQK\r\n--outer--\r\n")
 }
 
 // TestErasureRemovesReceivedMessagesFromWebhookLogs (D78, D75): erasing a
@@ -40,7 +41,7 @@ func TestErasureRemovesReceivedMessagesFromWebhookLogs(t *testing.T) {
 		hooks := r.receivedHooks(t, 2)
 		sawSecret := false
 		for _, h := range hooks {
-			sawSecret = sawSecret || h.Data["subject"] == "Pedido secreto 7731"
+			sawSecret = sawSecret || h.Data["subject"] == "Pedido secreto sigilo"
 		}
 		testserver.Must(t, sawSecret, "no webhook carried João's message: %+v", hooks)
 		deliveries := func() string {
@@ -50,7 +51,7 @@ func TestErasureRemovesReceivedMessagesFromWebhookLogs(t *testing.T) {
 		}
 		// The log's route shows no payload; the stored one is what a retry
 		// or a resumed webhook sends again, so it must go too.
-		testserver.Must(t, strings.Contains(testserver.DumpDatabase(t, r.ts.Config.DatabaseURL), "corpo secreto 7731"),
+		testserver.Must(t, strings.Contains(testserver.DumpDatabase(t, r.ts.Config.DatabaseURL), "corpo secreto sigilo"),
 			"the database does not hold the delivered payload before the erasure")
 
 		resp := r.ts.Do(t, testserver.Request{Method: "POST", Path: erasePath, Key: r.ts.LiveKey, Body: map[string]any{"email": "joao@sender.example"}})
@@ -58,7 +59,7 @@ func TestErasureRemovesReceivedMessagesFromWebhookLogs(t *testing.T) {
 		testserver.Must(t, resp.JSON(t)["inboundDeleted"] == float64(1), "erase answered %s", resp.Body)
 
 		log := deliveries()
-		testserver.Must(t, !strings.Contains(log, "7731") && !strings.Contains(strings.ToLower(log), "joao@sender.example"),
+		testserver.Must(t, !strings.Contains(log, "sigilo") && !strings.Contains(strings.ToLower(log), "joao@sender.example"),
 			"the delivery log still shows João's message: %s", log)
 		testserver.Must(t, strings.Count(log, `"eventType":"email.received"`) == 2, "the delivery log lost a delivery: %s", log)
 		dump := testserver.DumpDatabase(t, r.ts.Config.DatabaseURL)
@@ -72,7 +73,7 @@ func TestErasureRemovesReceivedMessagesFromWebhookLogs(t *testing.T) {
 			}
 		}
 		dump = strings.Join(rows, "\n")
-		for _, left := range []string{"7731", "joao@sender.example"} {
+		for _, left := range []string{"sigilo", "joao@sender.example"} {
 			if i := strings.Index(strings.ToLower(dump), left); i >= 0 {
 				t.Errorf("the database still holds %q: …%s…", left, dump[max(0, i-300):min(len(dump), i+100)])
 			}

@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"slices"
 	"time"
 
@@ -122,7 +121,7 @@ func eventPayload(e *carteiro.Email, ev *carteiro.EmailEvent, typ string) ([]byt
 		tags = append(tags, map[string]string{"name": t.Name, "value": t.Value})
 	}
 	data["emailId"], data["from"], data["to"], data["subject"], data["tags"] = e.ID, e.From.String(), to, e.Subject, tags
-	return json.Marshal(map[string]any{"id": ev.ID, "type": typ, "createdAt": ev.Timestamp.Format(time.RFC3339Nano), "data": data})
+	return marshalEvent(ev.ID, typ, ev.Timestamp.Format(time.RFC3339Nano), data)
 }
 
 // statsMetric is the counter an event adds to, if any; opens and clicks

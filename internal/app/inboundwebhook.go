@@ -92,8 +92,7 @@ func receivedPayload(eventID string, e *carteiro.InboundEmail) ([]byte, error) {
 	if textCut || htmlCut {
 		data["truncated"] = true
 	}
-	return json.Marshal(map[string]any{"id": eventID, "type": EventReceived,
-		"createdAt": e.ReceivedAt.UTC().Format(time.RFC3339Nano), "data": data})
+	return marshalEvent(eventID, EventReceived, e.ReceivedAt.UTC().Format(time.RFC3339Nano), data)
 }
 
 // cutUTF8 cuts s to at most max bytes without splitting a character.

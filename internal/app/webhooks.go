@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -323,13 +322,10 @@ func (a *App) DeliverWebhook(ctx context.Context, deliveryID string) error {
 		secret = string(raw)
 	}
 	// X-Service-Event-Id is the payload's id, the same across retries (D47).
-	var head struct {
-		ID string `json:"id"`
-	}
-	if err := json.Unmarshal(d.Payload, &head); err != nil {
+	eventID, err := payloadEventID(d.Payload)
+	if err != nil {
 		return fmt.Errorf("delivery %s payload: %w", d.ID, err)
 	}
-	eventID := head.ID
 	out := a.hooks.Send(ctx, webhook.Request{URL: w.URL, Secret: secret, EventID: eventID, Body: d.Payload, Timestamp: a.clock.Now()})
 	now := a.clock.Now()
 	d.Attempts++
