@@ -54,6 +54,14 @@ const WebhookQueue = "webhooks"
 // StartBroadcastJob) apart from the deliveries they create.
 const BroadcastQueue = "broadcasts"
 
+// MaintenanceQueue runs the retention purge (D77) apart from email
+// deliveries. River takes a queue's jobs by priority, then by the time
+// they became due: in the default queue an hourly pass waited behind every
+// delivery queued before it, and under a sustained load, with deliveries
+// yielding to accepts and a backlog of hundreds of thousands, it did not
+// start for longer than a pass lasts (issue 31).
+const MaintenanceQueue = "maintenance"
+
 // Enqueuer inserts jobs inside a store transaction, so a job exists exactly
 // when the rows it acts on were committed.
 type Enqueuer interface {

@@ -121,20 +121,26 @@ func (a *App) purgeRecords(ctx context.Context, pace *batchPacer, cutoff time.Ti
 			var pos store.Position
 			for {
 				start := time.Now()
-				due, err := a.store.RecordsDue(ctx, org, mode, cutoff, pos, pace.size)
-				if err != nil || len(due) == 0 {
+				listed, err := a.store.RecordsDue(ctx, org, mode, cutoff, pos, pace.size)
+				if err != nil || len(listed) == 0 {
 					if err != nil {
 						return err
 					}
 					break
+				}
+				var due []store.DueEmail
+				for _, d := range listed {
+					if d.Due() {
+						due = append(due, d)
+					}
 				}
 				n, err := a.store.DeleteEmails(ctx, dueIDs(due))
 				got.Emails += n
 				if err != nil {
 					return err
 				}
-				pos = due[len(due)-1].Position
-				full := len(due) == pace.size
+				pos = listed[len(listed)-1].Position
+				full := len(listed) == pace.size
 				if err := pace.rest(ctx, time.Since(start)); err != nil || !full {
 					if err != nil {
 						return err

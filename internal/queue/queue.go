@@ -122,6 +122,9 @@ func (q *Queue) config(a *app.App, opts Options) *river.Config {
 		// the deliveries, against 3.0 s with four and 4.4 s with two
 		// (docs/benchmarks-campaigns.md).
 		app.BroadcastQueue: {MaxWorkers: 8},
+		// One purge pass at a time; the hourly insert is skipped while
+		// one waits or runs.
+		app.MaintenanceQueue: {MaxWorkers: 1},
 	}
 	cfg.FetchPollInterval = opts.PollInterval
 	if cfg.FetchPollInterval == 0 {

@@ -17,8 +17,14 @@ const retentionInterval = time.Hour
 // while a purge is still waiting or running is skipped.
 func retentionPeriodicJob() *river.PeriodicJob {
 	return river.NewPeriodicJob(river.PeriodicInterval(retentionInterval), func() (river.JobArgs, *river.InsertOpts) {
-		return app.RetentionJob{}, &river.InsertOpts{UniqueOpts: uniqueWhileWaiting}
+		return app.RetentionJob{}, retentionInsertOpts()
 	}, &river.PeriodicJobOpts{ID: "retention_purge", RunOnStart: true})
+}
+
+// retentionInsertOpts puts the pass on its own queue, so that it starts
+// when it is due rather than after the delivery backlog (MaintenanceQueue).
+func retentionInsertOpts() *river.InsertOpts {
+	return &river.InsertOpts{Queue: app.MaintenanceQueue, UniqueOpts: uniqueWhileWaiting}
 }
 
 type retentionWorker struct {

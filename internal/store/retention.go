@@ -35,9 +35,15 @@ type DueEmail struct {
 // touches one, however old (a scheduled email keeps its content).
 const waitingStatuses = `('scheduled', 'queued', 'processing')`
 
-// noEventSince is true for an email e whose last event is before the
-// cutoff (the first argument after it).
-const noEventSince = `NOT EXISTS (SELECT 1 FROM email_events ev WHERE ev.email_id = e.id AND ev.created_at >= ?)`
+// eventSince is true for an email e with an event at or after the cutoff
+// (the argument after it). A scalar subquery that reads the email's last
+// event through email_events_by_email, one index probe per listed email,
+// rather than NOT EXISTS: PostgreSQL turned NOT EXISTS into an anti-join
+// (or a hashed subplan) that read every event since the cutoff, and the
+// emails before it, at each batch (issue 31; TestPurgeListingsWalkTheIndex).
+// A scalar subquery with LIMIT is neither pulled up nor hashed.
+const eventSince = `COALESCE((SELECT ev.created_at FROM email_events ev WHERE ev.email_id = e.id
+	ORDER BY ev.created_at DESC LIMIT 1), 0) >= ?`
 
 // contentBytes is the stored size of an email's content, in bytes.
 func (q *Queries) contentBytes() string {
@@ -77,16 +83,21 @@ func (d DueEmail) Kept() bool { return d.ContentBytes == -2 }
 // created_at, id); the caller keeps its position between passes
 // (ContentPosition), so emptied emails are walked once.
 func (q *Queries) ContentDue(ctx context.Context, orgID string, mode carteiro.Mode, cutoff time.Time, pos Position, limit int) ([]DueEmail, error) {
-	rs, err := q.query(ctx, `SELECT e.created_at, e.id, CASE WHEN e.content_purged_at IS NOT NULL THEN `+contentGone+`
-			WHEN e.status IN `+waitingStatuses+` OR NOT `+noEventSince+` THEN `+contentKept+`
-			ELSE `+q.contentBytes()+` END
-		FROM emails e
-		WHERE e.org_id = ? AND e.mode = ? AND e.created_at < ? AND (e.created_at, e.id) > (?, ?)
-		ORDER BY e.created_at, e.id LIMIT ?`, micros(cutoff), orgID, string(mode), micros(cutoff), micros(pos.CreatedAt), pos.ID, limit)
+	query, args := q.contentDueQuery(orgID, mode, cutoff, pos, limit)
+	rs, err := q.query(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: emails due for content deletion: %w", classify(err))
 	}
-	return scanDue(rs, true)
+	return scanDue(rs)
+}
+
+func (q *Queries) contentDueQuery(orgID string, mode carteiro.Mode, cutoff time.Time, pos Position, limit int) (string, []any) {
+	return `SELECT e.created_at, e.id, CASE WHEN e.content_purged_at IS NOT NULL THEN ` + contentGone + `
+			WHEN e.status IN ` + waitingStatuses + ` OR ` + eventSince + ` THEN ` + contentKept + `
+			ELSE ` + q.contentBytes() + ` END
+		FROM emails e
+		WHERE e.org_id = ? AND e.mode = ? AND e.created_at < ? AND (e.created_at, e.id) > (?, ?)
+		ORDER BY e.created_at, e.id LIMIT ?`, []any{micros(cutoff), orgID, string(mode), micros(cutoff), micros(pos.CreatedAt), pos.ID, limit}
 }
 
 // contentPositionKey is the settings key of the content purge's position
@@ -126,31 +137,39 @@ func (s *Store) SetContentPosition(ctx context.Context, orgID string, mode carte
 }
 
 // RecordsDue lists up to limit emails of one organization and mode after
-// pos, oldest first, that are not waiting to be sent and whose last event is
-// before cutoff: their records are due for deletion (D77). It walks the
-// index every listing uses (org_id, mode, created_at, id).
+// pos, oldest first, created before cutoff; Due tells those whose records
+// are due for deletion (D77): not waiting to be sent, and whose last event
+// is before cutoff. The others are listed too, so that a listing always
+// costs limit steps of the index every listing uses (org_id, mode,
+// created_at, id); the caller goes on after the last one listed.
 func (q *Queries) RecordsDue(ctx context.Context, orgID string, mode carteiro.Mode, cutoff time.Time, pos Position, limit int) ([]DueEmail, error) {
-	rs, err := q.query(ctx, `SELECT e.created_at, e.id FROM emails e
-		WHERE e.org_id = ? AND e.mode = ? AND e.created_at < ? AND (e.created_at, e.id) > (?, ?)
-		AND e.status NOT IN `+waitingStatuses+` AND `+noEventSince+`
-		ORDER BY e.created_at, e.id LIMIT ?`, orgID, string(mode), micros(cutoff), micros(pos.CreatedAt), pos.ID, micros(cutoff), limit)
+	query, args := recordsDueQuery(orgID, mode, cutoff, pos, limit)
+	rs, err := q.query(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: emails due for deletion: %w", classify(err))
 	}
-	return scanDue(rs, false)
+	return scanDue(rs)
 }
 
-func scanDue(rs rows, withBytes bool) ([]DueEmail, error) {
+// recordsDueQuery lists, and tells which are due, rather than filtering in
+// WHERE: with only the index's own conditions left, both stores walk
+// emails_by_time for limit rows and stop, however many of them are kept;
+// with the conditions in WHERE PostgreSQL read every email before the
+// cutoff and sorted them, at each batch (issue 31).
+func recordsDueQuery(orgID string, mode carteiro.Mode, cutoff time.Time, pos Position, limit int) (string, []any) {
+	return `SELECT e.created_at, e.id, CASE WHEN e.status IN ` + waitingStatuses + ` OR ` + eventSince + ` THEN ` + contentKept + ` ELSE 0 END
+		FROM emails e
+		WHERE e.org_id = ? AND e.mode = ? AND e.created_at < ? AND (e.created_at, e.id) > (?, ?)
+		ORDER BY e.created_at, e.id LIMIT ?`, []any{micros(cutoff), orgID, string(mode), micros(cutoff), micros(pos.CreatedAt), pos.ID, limit}
+}
+
+func scanDue(rs rows) ([]DueEmail, error) {
 	defer rs.Close()
 	var out []DueEmail
 	for rs.Next() {
 		var d DueEmail
 		var created int64
-		dest := []any{&created, &d.ID}
-		if withBytes {
-			dest = append(dest, &d.ContentBytes)
-		}
-		if err := rs.Scan(dest...); err != nil {
+		if err := rs.Scan(&created, &d.ID, &d.ContentBytes); err != nil {
 			return nil, fmt.Errorf("store: emails due: %w", classify(err))
 		}
 		d.CreatedAt = fromMicros(created)
