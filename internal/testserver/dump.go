@@ -33,7 +33,7 @@ func DumpDatabase(t testing.TB, url string) string {
 		}
 		return out.String()
 	}
-	conn, err := pgx.Connect(ctx, url)
+	conn, err := ConnectPostgres(ctx, url)
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}
