@@ -33,10 +33,10 @@ func TestDeletedInboundEmailLeavesItsWebhookDeliveries(t *testing.T) {
 		waitFor(t, func() bool { return recordedAttempts(t, r.ts, r.hookID) >= 2 })
 		sawSecret := false
 		for _, h := range first {
-			sawSecret = sawSecret || h.Data["subject"] == "Pedido secreto 7731"
+			sawSecret = sawSecret || h.Data["subject"] == "Pedido secreto sigilo"
 		}
 		testserver.Must(t, sawSecret, "no webhook carried João's message: %+v", first)
-		testserver.Must(t, strings.Contains(testserver.DumpDatabase(t, r.ts.Config.DatabaseURL), "corpo secreto 7731"),
+		testserver.Must(t, strings.Contains(testserver.DumpDatabase(t, r.ts.Config.DatabaseURL), "corpo secreto sigilo"),
 			"the database does not hold the delivered payload before the delete")
 		joao := r.inboundTo(t, "orders@shop.example")
 		testserver.Must(t, len(joao) == 1, "received to orders@: %+v", joao)
@@ -47,11 +47,11 @@ func TestDeletedInboundEmailLeavesItsWebhookDeliveries(t *testing.T) {
 
 		resp = r.ts.Do(t, testserver.Request{Method: "GET", Path: "/v1/product/webhooks/" + r.hookID + "/deliveries", Key: r.ts.LiveKey})
 		testserver.Expect(t, resp, http.StatusOK, "")
-		testserver.Must(t, !strings.Contains(string(resp.Body), "7731"), "the delivery log still shows the message: %s", resp.Body)
+		testserver.Must(t, !strings.Contains(string(resp.Body), "sigilo"), "the delivery log still shows the message: %s", resp.Body)
 		testserver.Must(t, strings.Count(string(resp.Body), `"eventType":"email.received"`) == 2, "the delivery log lost a delivery: %s", resp.Body)
 		dump := testserver.DumpDatabase(t, r.ts.Config.DatabaseURL)
 		testserver.Must(t, strings.Contains(dump, "Maria 5512"), "Maria's delivery lost its message")
-		if i := strings.Index(dump, "7731"); i >= 0 {
+		if i := strings.Index(dump, "sigilo"); i >= 0 {
 			t.Errorf("the database still holds the deleted message: …%s…", dump[max(0, i-300):min(len(dump), i+100)])
 		}
 
@@ -64,7 +64,7 @@ func TestDeletedInboundEmailLeavesItsWebhookDeliveries(t *testing.T) {
 		var sawDeleted, sawMaria bool
 		for i, h := range retried {
 			body := string(reqs[i].Body)
-			testserver.Must(t, !strings.Contains(body, "7731") && !strings.Contains(body, "joao@sender.example"),
+			testserver.Must(t, !strings.Contains(body, "sigilo") && !strings.Contains(body, "joao@sender.example"),
 				"a retry sent the deleted message: %s", body)
 			if h.Data["inboundEmailId"] == id {
 				sawDeleted = true
