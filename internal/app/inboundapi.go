@@ -85,12 +85,18 @@ func (a *App) InboundAttachment(ctx context.Context, p *Principal, id, attachmen
 	return att, content, nil
 }
 
-// DeleteInboundEmail deletes a received message, raw bytes and parts.
+// DeleteInboundEmail deletes a received message, raw bytes and parts,
+// and empties the email.received payloads that carried it (D75): the
+// webhook log keeps that a message arrived, and a retry still pending
+// sends that, without the message (docs/inbound.md).
 func (a *App) DeleteInboundEmail(ctx context.Context, p *Principal, id string) error {
 	if err := p.requireFull(); err != nil {
 		return err
 	}
 	return storeErr(a.store.InTx(ctx, func(tx *store.Tx) error {
-		return tx.DeleteInboundEmail(ctx, p.Org.ID, id)
+		if err := tx.DeleteInboundEmail(ctx, p.Org.ID, id); err != nil {
+			return err
+		}
+		return tx.EmptyReceivedDeliveries(ctx, p.Org.ID, id)
 	}))
 }

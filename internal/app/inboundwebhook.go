@@ -25,7 +25,10 @@ func (a *App) raiseReceived(ctx context.Context, tx *store.Tx, e *carteiro.Inbou
 	if err != nil {
 		return err
 	}
-	eventID := uuid.Must(uuid.NewV7()).String()
+	// The event's id is the message's: a message raises one email.received,
+	// and DELETE /inbound-emails/:id finds the deliveries that carry it by
+	// that id, through the deliveries' index on it (D75).
+	eventID := e.ID
 	var payload []byte
 	var deliveries []*carteiro.WebhookDelivery
 	var jobs []Job

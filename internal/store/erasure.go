@@ -166,20 +166,20 @@ func (q *Queries) redactEmails(ctx context.Context, ids []string, x *Eraser, now
 	if err := q.deleteMessageIDsOf(ctx, ids); err != nil {
 		return 0, err
 	}
-	rs, err := q.query(ctx, `SELECT id, status, from_addr, to_addrs, cc_addrs, bcc_addrs, reply_to, subject, search_recipients
+	rs, err := q.query(ctx, `SELECT id, status, from_addr, to_addrs, cc_addrs, bcc_addrs, reply_to, subject, search_recipients, from_email, message_id
 		FROM emails WHERE id IN (`+placeholders(len(ids))+`)`, anys(ids)...)
 	if err != nil {
 		return 0, err
 	}
 	type redacted struct {
-		id, status, searchRecipients string
-		lists                        [5]*string // from, to, cc, bcc, reply-to
-		subject                      *string
+		id, status, searchRecipients, fromEmail string
+		lists                                   [5]*string // from, to, cc, bcc, reply-to
+		subject, messageID                      *string
 	}
 	var rows []redacted
 	for rs.Next() {
 		var r redacted
-		if err := rs.Scan(&r.id, &r.status, &r.lists[0], &r.lists[1], &r.lists[2], &r.lists[3], &r.lists[4], &r.subject, &r.searchRecipients); err != nil {
+		if err := rs.Scan(&r.id, &r.status, &r.lists[0], &r.lists[1], &r.lists[2], &r.lists[3], &r.lists[4], &r.subject, &r.searchRecipients, &r.fromEmail, &r.messageID); err != nil {
 			rs.Close()
 			return 0, err
 		}
@@ -218,6 +218,9 @@ func (q *Queries) redactEmails(ctx context.Context, ids []string, x *Eraser, now
 		set := []string{"status = ?", "from_addr = ?", "to_addrs = ?", "cc_addrs = ?", "bcc_addrs = ?", "reply_to = ?", "subject = ?",
 			"search_recipients = ?", "from_email = CASE WHEN from_email = ? THEN ? ELSE from_email END"}
 		args := []any{status, r.lists[0], r.lists[1], r.lists[2], r.lists[3], r.lists[4], r.subject, search, x.addr, ErasedAddress}
+		if r.messageID != nil && !strings.HasPrefix(*r.messageID, r.id+"@") {
+			set, args = append(set, "message_id = ?"), append(args, x.generatedMessageID(r.id, r.fromEmail))
+		}
 		if !isWaiting || !w.othersWait {
 			set = append(set, "html = NULL", "text_body = NULL", "attachments = NULL", "headers = NULL",
 				"content_purged_at = COALESCE(content_purged_at, ?)")
@@ -229,6 +232,18 @@ func (q *Queries) redactEmails(ctx context.Context, ids []string, x *Eraser, now
 		n++
 	}
 	return n, nil
+}
+
+// generatedMessageID replaces the Message-ID a caller gave an erased
+// email (D74), which may hold anything, the address too: it becomes the
+// one the service writes for its own emails (app's message), <email
+// id@sender domain>, with the sender as erased; an email still waiting
+// for another recipient is sent with it.
+func (x *Eraser) generatedMessageID(emailID, fromEmail string) string {
+	if strings.EqualFold(fromEmail, x.addr) {
+		fromEmail = ErasedAddress
+	}
+	return emailID + "@" + carteiro.DomainOf(fromEmail)
 }
 
 // addressList erases the address from an encoded address list; a matching
