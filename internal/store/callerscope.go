@@ -11,7 +11,7 @@ import (
 // callerScope gives each caller of a shared commit's transaction its
 // own savepoint, so that its failure undoes only its own writes. The
 // savepoint is opened lazily, just before the caller's first statement: a
-// caller that only adds rows to a joined Flusher (an accepted email) costs
+// caller that only adds rows to the shared writes (an accepted email) costs
 // no statement at all, and the transaction's writes are then the flushers'
 // multi-row statements alone.
 type callerScope struct {
@@ -91,7 +91,7 @@ func isLockTimeout(err error) bool {
 // opens the running caller's savepoint first, and runs them without the
 // caller's cancellation, because a cancelled statement can take the
 // connection, and so every other caller's work, down with it; once queued,
-// a caller's work runs to its end (InGroupTx).
+// a caller's work runs to its end (inShared).
 type scopedQuerier struct {
 	q     querier
 	scope *callerScope

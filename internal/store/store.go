@@ -115,10 +115,11 @@ type Tx struct {
 	// settled statistics about a write, once the transaction ends.
 	gateHeld bool
 	afterEnd []func()
-	// joined is the work callers write once before the commit (Joined).
-	joined []joinedFlusher
-	// scope is the running caller's savepoint in a shared transaction
-	// (InGroupTx); nil in a transaction of one caller.
+	// shared is the rows callers write once before the commit
+	// (sharedWrites).
+	shared []sharedWrite
+	// scope is the running caller's savepoint in a shared commit's
+	// transaction; nil in a transaction of one caller.
 	scope *callerScope
 }
 
@@ -171,7 +172,7 @@ func (s *Store) inTx(ctx context.Context, shared bool, fn func(tx *Tx) error) er
 			if err := fn(tx); err != nil {
 				return err
 			}
-			return tx.flushJoined(ctx)
+			return tx.flushSharedWrites(ctx)
 		})
 	}
 	stx, err := s.writeDB.BeginTx(ctx, nil)
@@ -186,7 +187,7 @@ func (s *Store) inTx(ctx context.Context, shared bool, fn func(tx *Tx) error) er
 	defer tx.end()
 	err = fn(tx)
 	if err == nil {
-		err = tx.flushJoined(ctx)
+		err = tx.flushSharedWrites(ctx)
 	}
 	if err != nil {
 		_ = stx.Rollback()
