@@ -34,7 +34,7 @@ const copyMinRows = 50
 // one; nil on SQLite, outside a transaction and in a shared transaction,
 // whose callers' statements go through their savepoints.
 func (q *Queries) ownPgxTx() pgx.Tx {
-	if pq, ok := q.q.(pgxQuerier); ok {
+	if pq, ok := q.q.(pgxRunner); ok {
 		if tx, ok := pq.c.(pgx.Tx); ok {
 			return tx
 		}
