@@ -39,12 +39,12 @@ type JobOpts struct {
 	Priority int
 }
 
-// broadcastPriority ranks a broadcast's deliveries after every other email
-// waiting in the queue: a broadcast hands its whole audience to the queue
-// in seconds, and a password reset sent meanwhile must not wait behind
+// backgroundPriority ranks the background lane, a broadcast's deliveries,
+// after every other email waiting in the queue: a broadcast hands its
+// whole audience to the queue in seconds, and a password reset sent meanwhile must not wait behind
 // 100,000 newsletters (Postmark keeps broadcasts on a separate stream for
 // the same reason).
-const broadcastPriority = 2
+const backgroundPriority = 2
 
 // WebhookQueue runs webhook deliveries apart from email deliveries, with
 // its own workers, so slow or dead endpoints cannot hold up email.

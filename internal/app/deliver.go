@@ -284,7 +284,7 @@ func (a *App) failAll(ctx context.Context, e *carteiro.Email, pending []*carteir
 
 // deliveryPriority is the queue priority of e's delivery jobs: a
 // broadcast's retries stay behind transactional email, as its first
-// attempts do (broadcastPriority).
+// attempts do (backgroundPriority).
 func deliveryPriority(e *carteiro.Email) int {
 	return groupPriority(e.BroadcastID != "")
 }

@@ -97,14 +97,14 @@ func (a *App) DeliverGroup(ctx context.Context, ids []string, background bool, d
 		return errors.Join(errs...)
 	}
 	// The new job takes the failed emails too, and this one ends without an
-	// error: were it run again, it would attempt the emails handed over,
+	// error: were it run again, it would attempt the emails passed on,
 	// beside the job that now owns them.
-	handed := append(failed, rest...)
+	passed := append(failed, rest...)
 	err := a.store.InTx(ctx, func(tx *store.Tx) error {
-		return a.queue.EnqueueManyTx(ctx, tx, deliverGroups(handed, background), JobOpts{Priority: groupPriority(background)})
+		return a.queue.EnqueueManyTx(ctx, tx, deliverGroups(passed, background), JobOpts{Priority: groupPriority(background)})
 	})
 	if err != nil {
-		return errors.Join(append(errs, fmt.Errorf("hand over %d emails: %w", len(handed), err))...)
+		return errors.Join(append(errs, fmt.Errorf("pass %d emails on to a new group job: %w", len(passed), err))...)
 	}
 	return nil
 }
@@ -112,7 +112,7 @@ func (a *App) DeliverGroup(ctx context.Context, ids []string, background bool, d
 // groupPriority is deliveryPriority for a group job.
 func groupPriority(background bool) int {
 	if background {
-		return broadcastPriority
+		return backgroundPriority
 	}
 	return 0
 }

@@ -28,7 +28,8 @@ type deliverySlots struct {
 
 	mu    sync.Mutex
 	inUse int
-	// waiting holds the blocked acquirers, urgent ones first in line.
+	// waiting holds the blocked acquirers of the two lanes, urgent ones
+	// first in line, then background ones (a broadcast's deliveries).
 	urgent, background []slotWaiter
 }
 
@@ -91,7 +92,7 @@ func (s *deliverySlots) acquire(ctx context.Context, background bool, due time.T
 		if s.forget(ready, background) {
 			return ctx.Err()
 		}
-		// The slot was handed over as ctx ended: give it back.
+		// The slot was given to it as ctx ended: give it back.
 		s.inUse--
 		s.handOut()
 		return ctx.Err()
@@ -127,7 +128,7 @@ func (s *deliverySlots) handOut() {
 	}
 }
 
-// forget removes a waiter that gave up; false means it was already handed
+// forget removes a waiter that gave up; false means it was already given
 // a slot. s.mu is held.
 func (s *deliverySlots) forget(ready chan struct{}, background bool) bool {
 	line := &s.urgent

@@ -10,15 +10,15 @@ import (
 
 // fanOutChunk is how many contacts one chunk of a broadcast's fan-out
 // holds: one job hands them over in one transaction with their emails and
-// delivery jobs. 1,000 rather than 500 handed 20,000 recipients over 15 %
-// faster (docs/benchmarks-campaigns.md); a chunk takes a fraction of a
+// delivery jobs. 1,000 handed contacts over faster than 500
+// (docs/benchmarks-campaigns.md), and a chunk still takes a fraction of a
 // second.
 const fanOutChunk = 1000
 
 // FanOutJob splits a sending broadcast's contacts into chunks, one
-// FanOutChunkJob each, which run in parallel: handed over one after
-// another, 100,000 recipients took 31 s on PostgreSQL, in parallel chunks
-// 8.6 s, on one machine (docs/benchmarks-campaigns.md).
+// FanOutChunkJob each, which run in parallel: chunks handed over in
+// parallel took a fraction of the time of one after another
+// (docs/benchmarks-campaigns.md).
 type FanOutJob struct {
 	BroadcastID string `json:"broadcastId"`
 }

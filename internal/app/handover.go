@@ -19,9 +19,9 @@ type handover struct {
 	chunk    *store.BroadcastChunk
 	domainID string
 	now      time.Time
-	// recipients are the chunk's contacts in walking order, each with its
+	// contacts are the chunk's contacts in walking order, each with its
 	// rendered email, or the reason it could not render.
-	recipients []recipient
+	contacts []chunkContact
 
 	deliveries []string // the emails handed to delivery
 	failed     int64
@@ -32,8 +32,9 @@ type handover struct {
 	last     store.ContactKey
 }
 
-// recipient is one contact of a chunk and what it is sent.
-type recipient struct {
+// chunkContact is one contact of a chunk and what it is sent (not a
+// carteiro.Recipient: it has no row until its email is written).
+type chunkContact struct {
 	contact *carteiro.Contact
 	key     string // the lower-case email, as suppressions hold it
 	email   *carteiro.Email
@@ -44,9 +45,9 @@ type recipient struct {
 
 // render prepares every contact's email.
 func (h *handover) render(ctx context.Context, src carteiro.TemplateSource, contacts []*carteiro.Contact) error {
-	h.recipients = make([]recipient, len(contacts))
+	h.contacts = make([]chunkContact, len(contacts))
 	for i, c := range contacts {
-		r := recipient{contact: c, key: strings.ToLower(c.Email)}
+		r := chunkContact{contact: c, key: strings.ToLower(c.Email)}
 		e, err := h.a.broadcastEmail(ctx, h.b, src, c, h.domainID, h.now)
 		if err != nil {
 			reason, ok := personalisationFailure(err)
@@ -57,7 +58,7 @@ func (h *handover) render(ctx context.Context, src carteiro.TemplateSource, cont
 			e = h.a.unrenderedBroadcastEmail(h.b, c, h.domainID, reason, h.now)
 		}
 		r.email = e
-		h.recipients[i] = r
+		h.contacts[i] = r
 	}
 	return nil
 }
@@ -68,8 +69,8 @@ func (h *handover) render(ctx context.Context, src carteiro.TemplateSource, cont
 func (h *handover) write(ctx context.Context, tx *store.Tx) error {
 	a := h.a
 	h.failed, h.failures, h.resumeAt, h.last = 0, nil, nil, h.chunk.After
-	keys := make([]string, len(h.recipients))
-	for i, r := range h.recipients {
+	keys := make([]string, len(h.contacts))
+	for i, r := range h.contacts {
 		keys[i] = r.key
 	}
 	suppressed := map[string]bool{}
@@ -80,11 +81,11 @@ func (h *handover) write(ctx context.Context, tx *store.Tx) error {
 		}
 	}
 	var warmup warmupLedger
-	h.deliveries = make([]string, 0, len(h.recipients))
-	emails := make([]*carteiro.Email, 0, len(h.recipients))
-	events := make([]*carteiro.EmailEvent, 0, len(h.recipients))
+	h.deliveries = make([]string, 0, len(h.contacts))
+	emails := make([]*carteiro.Email, 0, len(h.contacts))
+	events := make([]*carteiro.EmailEvent, 0, len(h.contacts))
 	var failures []emailEvents
-	for _, r := range h.recipients {
+	for _, r := range h.contacts {
 		switch {
 		case suppressed[r.key]:
 			h.refused(r.contact)
@@ -124,7 +125,7 @@ func (h *handover) write(ctx context.Context, tx *store.Tx) error {
 		return err
 	}
 	h.failures = failures
-	return a.queue.EnqueueManyTx(ctx, tx, deliverGroups(h.deliveries, true), JobOpts{Priority: broadcastPriority})
+	return a.queue.EnqueueManyTx(ctx, tx, deliverGroups(h.deliveries, true), JobOpts{Priority: backgroundPriority})
 }
 
 // recordFailures records the failed emails' events as delivery failures

@@ -119,7 +119,7 @@ func (a *App) ProcessInbound(ctx context.Context, rcpts []string, raw []byte) er
 		return nil
 	}
 	a.reports.count(reportBound)
-	return a.store.InGroupTx(ctx, func(tx *store.Tx) error {
+	return a.store.RecordReport(ctx, func(tx *store.Tx) error {
 		return a.applyReport(ctx, tx, b.email, b.recipients, b.recipient, bound)
 	})
 }

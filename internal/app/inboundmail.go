@@ -84,9 +84,7 @@ func (a *App) ReceiveInbound(ctx context.Context, from string, rcpts []string, r
 		}
 	}
 	now := a.clock.Now()
-	// A group commit: on SQLite concurrent sessions share one fsync, as
-	// accepted emails do; a nil error still means this message committed.
-	return storeErr(a.store.InGroupTx(ctx, func(tx *store.Tx) error {
+	return storeErr(a.store.RecordReceived(ctx, func(tx *store.Tx) error {
 		for i, g := range groups {
 			e := &carteiro.InboundEmail{
 				ID: uuid.Must(uuid.NewV7()).String(), OrgID: g.domain.OrgID, DomainID: g.domain.ID,

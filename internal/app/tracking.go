@@ -18,7 +18,7 @@ func (a *App) RecordOpen(ctx context.Context, token, userAgent string) bool {
 	if !ok {
 		return false
 	}
-	err := a.store.InGroupTx(ctx, func(tx *store.Tx) error {
+	err := a.store.RecordHit(ctx, func(tx *store.Tx) error {
 		e, err := tx.EmailByID(ctx, id)
 		if err != nil {
 			return err
@@ -42,7 +42,7 @@ func (a *App) RecordClick(ctx context.Context, token, userAgent string) (string,
 	if !ok {
 		return "", false
 	}
-	err := a.store.InGroupTx(ctx, func(tx *store.Tx) error {
+	err := a.store.RecordHit(ctx, func(tx *store.Tx) error {
 		e, err := tx.EmailByID(ctx, id)
 		if err != nil {
 			return err

@@ -345,19 +345,12 @@ func (a *App) DeliverWebhook(ctx context.Context, deliveryID string) error {
 	if out.Success {
 		return a.store.RecordWebhookSuccess(ctx, d)
 	}
-	// Failures of one webhook all update its row, so they keep
-	// transactions of their own on PostgreSQL, and a dead endpoint cannot
-	// hold up the others' shared transactions.
-	return a.store.InGroupTx(ctx, func(tx *store.Tx) error {
-		if err := tx.UpdateDelivery(ctx, d); err != nil {
-			return err
-		}
-		if err := tx.RecordWebhookFailure(ctx, w.ID, out.Gone, now, disableAfter, disableMinAttempts); err != nil {
-			return err
-		}
-		if !retryAt.IsZero() {
+	var retry func(tx *store.Tx) error
+	if !retryAt.IsZero() {
+		retry = func(tx *store.Tx) error {
 			return a.queue.EnqueueTx(ctx, tx, WebhookDeliveryJob{DeliveryID: d.ID}, JobOpts{ScheduledAt: retryAt, Queue: WebhookQueue})
 		}
-		return nil
-	})
+	}
+	return a.store.RecordWebhookFailure(ctx, store.WebhookFailure{Delivery: d, Gone: out.Gone, At: now,
+		DisableAfter: disableAfter, DisableMinAttempts: disableMinAttempts}, retry)
 }

@@ -55,17 +55,20 @@ type destPool struct {
 	logger  *slog.Logger
 	rate    *rate.Limiter // nil: no rate
 
-	mu       sync.Mutex
-	conc     concurrency
-	open     int        // connections open: in use, being opened, or idle
-	idle     []*session // most recently used last
-	urgent   []*connWaiter
-	bulk     []*connWaiter // broadcast deliveries, served after urgent
-	failures int           // connection failures in a row
-	held     time.Time     // held until then
-	lastUsed time.Time
-	closed   bool
-	retiring int // connections being closed, still counted in open
+	mu   sync.Mutex
+	conc concurrency
+	open int        // connections open: in use, being opened, or idle
+	idle []*session // most recently used last
+	// urgent and background are the waiters of the two lanes: background
+	// ones (a broadcast's deliveries, Envelope.Background) are served
+	// after every urgent one.
+	urgent     []*connWaiter
+	background []*connWaiter
+	failures   int       // connection failures in a row
+	held       time.Time // held until then
+	lastUsed   time.Time
+	closed     bool
+	retiring   int // connections being closed, still counted in open
 
 	delivered, deferred atomic.Int64
 }
@@ -111,7 +114,7 @@ func (p *destPool) acquire(ctx context.Context, background bool, hosts []string)
 		return nil, err
 	}
 	if background {
-		p.bulk = append(p.bulk, w)
+		p.background = append(p.background, w)
 	} else {
 		p.urgent = append(p.urgent, w)
 	}
@@ -291,7 +294,7 @@ func (p *destPool) tick() (forget bool) {
 	clear(p.idle[len(kept):])
 	p.idle = kept
 	p.dispatch(now)
-	forget = p.open == 0 && len(p.urgent)+len(p.bulk) == 0 && p.heldErr(now) == nil &&
+	forget = p.open == 0 && len(p.urgent)+len(p.background) == 0 && p.heldErr(now) == nil &&
 		p.conc.limit(now) == p.conc.ceiling && now.Sub(p.lastUsed) >= quietPoolLifetime
 	p.mu.Unlock()
 	if len(expired) > 0 {
@@ -374,7 +377,7 @@ func (p *destPool) dispatch(now time.Time) {
 			continue
 		}
 		if p.open >= p.conc.limit(now) {
-			if len(p.idle) > 0 && p.retiring < len(p.urgent)+len(p.bulk) {
+			if len(p.idle) > 0 && p.retiring < len(p.urgent)+len(p.background) {
 				// Close the least recently used idle connection; its room
 				// reaches a waiting delivery once it is closed.
 				victim := p.idle[0]
@@ -393,8 +396,8 @@ func (p *destPool) firstWaiter() *connWaiter {
 	switch {
 	case len(p.urgent) > 0:
 		return p.urgent[0]
-	case len(p.bulk) > 0:
-		return p.bulk[0]
+	case len(p.background) > 0:
+		return p.background[0]
 	}
 	return nil
 }
@@ -404,7 +407,7 @@ func (p *destPool) firstWaiter() *connWaiter {
 func (p *destPool) nextWaiter() *connWaiter {
 	line := &p.urgent
 	if len(*line) == 0 {
-		line = &p.bulk
+		line = &p.background
 	}
 	if len(*line) == 0 {
 		return nil
@@ -418,7 +421,7 @@ func (p *destPool) nextWaiter() *connWaiter {
 // forget removes a waiter that gave up; false means it was already handed
 // a grant. p.mu is held.
 func (p *destPool) forget(w *connWaiter) bool {
-	for _, line := range []*[]*connWaiter{&p.urgent, &p.bulk} {
+	for _, line := range []*[]*connWaiter{&p.urgent, &p.background} {
 		for i, x := range *line {
 			if x == w {
 				*line = append((*line)[:i], (*line)[i+1:]...)
@@ -449,7 +452,7 @@ func (p *destPool) stats() DestinationStats {
 	defer p.mu.Unlock()
 	now := p.now()
 	return DestinationStats{
-		Destination: p.key, Connections: p.open, Limit: p.conc.limit(now), Queued: len(p.urgent) + len(p.bulk),
+		Destination: p.key, Connections: p.open, Limit: p.conc.limit(now), Queued: len(p.urgent) + len(p.background),
 		Held: p.heldErr(now) != nil, Delivered: p.delivered.Load(), Deferred: p.deferred.Load(),
 	}
 }

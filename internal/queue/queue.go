@@ -134,11 +134,10 @@ func (q *Queue) config(a *app.App, opts Options) *river.Config {
 	// queue could start at most 10 fetches' worth of jobs a second. On
 	// SQLite every fetch is a write transaction of the single writer, so
 	// fetching less often leaves the writer to the transactions that do
-	// the work: a broadcast's 100,000 recipients were queued in 9.1-10.5 s
-	// (median 9.6) with 20 ms against 11.0-11.2 s with 5 ms. On PostgreSQL,
-	// whose fetches run beside the other writes, 20 ms lowered webhook
-	// deliveries (1,887-2,214/s against 2,222-2,329/s), so it keeps 5 ms
-	// (docs/benchmarks-campaigns.md).
+	// the work: a broadcast's recipients were queued faster with 20 ms than
+	// with 5 ms. On PostgreSQL, whose fetches run beside the other writes,
+	// 20 ms lowered webhook deliveries, so it keeps 5 ms (the figures are in
+	// docs/benchmarks-campaigns.md).
 	cooldown := 5 * time.Millisecond
 	if q.store.Dialect() == store.SQLite {
 		cooldown = 20 * time.Millisecond

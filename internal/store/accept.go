@@ -58,7 +58,7 @@ func (s *Store) Accept(ctx context.Context, kind AcceptKind, jobs DeliveryJobs, 
 	if kind == AcceptOne {
 		err = s.inShared(ctx, work)
 	} else {
-		err = s.InGroupTx(ctx, work)
+		err = s.inSharedOnSQLite(ctx, work)
 	}
 	if errors.Is(err, ErrConflict) {
 		err = s.InTx(ctx, work)
@@ -69,7 +69,7 @@ func (s *Store) Accept(ctx context.Context, kind AcceptKind, jobs DeliveryJobs, 
 // acceptWork is one caller's work in Accept's transaction. The rows join
 // the transaction's accepted rows as the caller's last step, once nothing
 // else of its work can fail: its savepoint's rollback would not take them
-// back (Tx.Joined).
+// back (Tx.sharedWrites).
 func acceptWork(jobs DeliveryJobs, decide func(tx *Tx) (Acceptance, error)) func(tx *Tx) error {
 	return func(tx *Tx) error {
 		acc, err := decide(tx)
@@ -81,7 +81,7 @@ func acceptWork(jobs DeliveryJobs, decide func(tx *Tx) (Acceptance, error)) func
 	}
 }
 
-// acceptedRowsKey names a transaction's acceptedRows (Tx.Joined).
+// acceptedRowsKey names a transaction's acceptedRows (Tx.sharedWrites).
 type acceptedRowsKey struct{}
 
 // acceptedRows is every email accepted in one transaction, written just
@@ -93,7 +93,7 @@ type acceptedRows struct {
 }
 
 func (t *Tx) acceptedRows(jobs DeliveryJobs) *acceptedRows {
-	return t.Joined(acceptedRowsKey{}, func() Flusher { return &acceptedRows{jobs: jobs} }).(*acceptedRows)
+	return t.sharedWrites(acceptedRowsKey{}, func() flusher { return &acceptedRows{jobs: jobs} }).(*acceptedRows)
 }
 
 func (r *acceptedRows) add(a Acceptance) {
@@ -101,7 +101,7 @@ func (r *acceptedRows) add(a Acceptance) {
 	r.events = append(r.events, a.Events...)
 }
 
-// Flush writes the emails, their events and their jobs (Flusher).
+// Flush writes the emails, their events and their jobs (flusher).
 func (r *acceptedRows) Flush(ctx context.Context, tx *Tx) error {
 	if err := tx.InsertEmails(ctx, r.emails); err != nil {
 		return err

@@ -11,11 +11,11 @@ import (
 // callerScope gives each caller of a shared commit's transaction its
 // own savepoint, so that its failure undoes only its own writes. The
 // savepoint is opened lazily, just before the caller's first statement: a
-// caller that only adds rows to a joined Flusher (an accepted email) costs
+// caller that only adds rows to the shared writes (an accepted email) costs
 // no statement at all, and the transaction's writes are then the flushers'
 // multi-row statements alone.
 type callerScope struct {
-	q       querier // the transaction itself, outside any wrapping
+	q       runner // the transaction itself, outside any wrapping
 	dialect Dialect
 	alone   bool // one caller has the transaction: no savepoints
 	running bool // a caller is running
@@ -87,17 +87,17 @@ func isLockTimeout(err error) bool {
 	return errors.As(err, &pgErr) && pgErr.Code == "55P03"
 }
 
-// scopedQuerier runs a shared transaction's statements for its callers: it
+// scopedRunner runs a shared transaction's statements for its callers: it
 // opens the running caller's savepoint first, and runs them without the
 // caller's cancellation, because a cancelled statement can take the
 // connection, and so every other caller's work, down with it; once queued,
-// a caller's work runs to its end (InGroupTx).
-type scopedQuerier struct {
-	q     querier
+// a caller's work runs to its end (inShared).
+type scopedRunner struct {
+	q     runner
 	scope *callerScope
 }
 
-func (s scopedQuerier) exec(ctx context.Context, query string, args ...any) (int64, error) {
+func (s scopedRunner) exec(ctx context.Context, query string, args ...any) (int64, error) {
 	if err := s.scope.ensure(ctx); err != nil {
 		return 0, err
 	}
@@ -106,7 +106,7 @@ func (s scopedQuerier) exec(ctx context.Context, query string, args ...any) (int
 	return n, err
 }
 
-func (s scopedQuerier) query(ctx context.Context, query string, args ...any) (rows, error) {
+func (s scopedRunner) query(ctx context.Context, query string, args ...any) (rows, error) {
 	if err := s.scope.ensure(ctx); err != nil {
 		return nil, err
 	}
@@ -115,7 +115,7 @@ func (s scopedQuerier) query(ctx context.Context, query string, args ...any) (ro
 	return r, err
 }
 
-func (s scopedQuerier) queryRow(ctx context.Context, query string, args ...any) row {
+func (s scopedRunner) queryRow(ctx context.Context, query string, args ...any) row {
 	if err := s.scope.ensure(ctx); err != nil {
 		return errRow{err}
 	}
@@ -140,7 +140,7 @@ func (r errRow) Scan(...any) error { return r.err }
 
 // uncancelableTx is a shared transaction as the job queue sees it
 // (Tx.Raw): its statements ignore the caller's cancellation, like
-// scopedQuerier's.
+// scopedRunner's.
 type uncancelableTx struct{ pgx.Tx }
 
 func (t uncancelableTx) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {

@@ -164,8 +164,8 @@ func (q *Queries) collectInserted(ctx context.Context, cs []*carteiro.Contact, n
 //
 // Until a part meets an address the audience already has, parts go in as a
 // plain INSERT inside a savepoint: skipping duplicates (ON CONFLICT DO
-// NOTHING) makes PostgreSQL insert every row speculatively, which cost 82
-// against 55 ms for 10,000 rows (docs/benchmarks-campaigns.md). A part that
+// NOTHING) makes PostgreSQL insert every row speculatively, which costs
+// half as much again (docs/benchmarks-campaigns.md). A part that
 // meets one is rolled back to its savepoint and written again skipping
 // duplicates, and so are the parts after it.
 func (imp *ContactImport) insertContactsFromArrays(ctx context.Context, tx pgx.Tx, cs []*carteiro.Contact) error {

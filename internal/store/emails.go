@@ -155,7 +155,7 @@ func (q *Queries) EmailByID(ctx context.Context, id string) (*carteiro.Email, er
 func (s *Store) BeginAttempt(ctx context.Context, e *carteiro.Email, at time.Time, ev *carteiro.EmailEvent) (bool, error) {
 	if s.pool == nil {
 		var ok bool
-		err := s.InGroupTx(ctx, func(tx *Tx) error {
+		err := s.inSharedOnSQLite(ctx, func(tx *Tx) error {
 			claimed, err := tx.ClaimAttempt(ctx, e, at)
 			if err != nil || !claimed {
 				return err

@@ -119,7 +119,7 @@ func TestClaimAttemptInsideTransaction(t *testing.T) {
 			e := emails[i]
 			e.Attempts, e.Status, e.MessageID = 1, carteiro.EmailProcessing, e.ID+"@shop.example"
 			var claimed bool
-			err := st.InGroupTx(ctx, func(tx *store.Tx) error {
+			err := st.InSharedOnSQLite(ctx, func(tx *store.Tx) error {
 				var err error
 				claimed, err = tx.ClaimAttempt(ctx, e, baseTime)
 				return err

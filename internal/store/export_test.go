@@ -7,7 +7,7 @@ import (
 
 // SharedRun runs fns as the callers of one shared transaction, in this
 // order, as the shared commit loop runs a batch, then answers each as
-// InJoinedTx does (a caller told to run alone runs again in its own
+// inShared does (a caller told to run alone runs again in its own
 // transaction). ranAlone says which ones did.
 func (s *Store) SharedRun(ctx context.Context, fns ...func(tx *Tx) error) (errs []error, ranAlone []bool) {
 	batch := make([]*sharedReq, len(fns))
@@ -74,4 +74,22 @@ func AcceptWork(jobs DeliveryJobs, decide func(tx *Tx) (Acceptance, error)) func
 // for SharedRun.
 func OutcomeWork(o Outcome, events EventRecorder, own func(tx *Tx) error) func(tx *Tx) error {
 	return outcomeWork(o, events, own)
+}
+
+// InShared is inShared, for tests of the shared commit.
+func (s *Store) InShared(ctx context.Context, fn func(tx *Tx) error) error {
+	return s.inShared(ctx, fn)
+}
+
+// InSharedOnSQLite is inSharedOnSQLite, for tests of the shared commit.
+func (s *Store) InSharedOnSQLite(ctx context.Context, fn func(tx *Tx) error) error {
+	return s.inSharedOnSQLite(ctx, fn)
+}
+
+// Flusher is flusher, for tests that add shared writes of their own.
+type Flusher = flusher
+
+// SharedWrites is Tx.sharedWrites, for tests.
+func (t *Tx) SharedWrites(key any, mk func() Flusher) Flusher {
+	return t.sharedWrites(key, mk)
 }

@@ -25,17 +25,16 @@ func (q *Queries) insertRows(ctx context.Context, table, columns string, rows []
 }
 
 // copyMinRows is how many rows make COPY worth its extra round trip (pgx
-// asks for the table's column types first). A broadcast chunk's 1,000
-// emails took 200 to 500 ms as multi-row INSERTs of 40 values a row, most
-// of it PostgreSQL parsing and planning 30,000 parameters
-// (docs/benchmarks-campaigns.md).
+// asks for the table's column types first). A broadcast chunk's emails as
+// multi-row INSERTs spent most of their time in PostgreSQL parsing and
+// planning tens of thousands of parameters (docs/benchmarks-campaigns.md).
 const copyMinRows = 50
 
 // ownPgxTx is the PostgreSQL transaction q runs in when it is a plain
 // one; nil on SQLite, outside a transaction and in a shared transaction,
 // whose callers' statements go through their savepoints.
 func (q *Queries) ownPgxTx() pgx.Tx {
-	if pq, ok := q.q.(pgxQuerier); ok {
+	if pq, ok := q.q.(pgxRunner); ok {
 		if tx, ok := pq.c.(pgx.Tx); ok {
 			return tx
 		}

@@ -42,7 +42,7 @@ type EventRecorder interface {
 // or nil when it makes none. The store picks the commit: an outcome alone
 // shares a transaction and its multi-row statements with concurrent
 // accepts and outcomes on both stores; one with statements of its own
-// shares only on SQLite (InGroupTx), since those take locks that other
+// shares only on SQLite (inSharedOnSQLite), since those take locks that other
 // writers wait for. On PostgreSQL the work may run twice (the first run
 // rolled back), so own must not depend on what an earlier run changed in
 // memory.
@@ -51,12 +51,12 @@ func (s *Store) RecordOutcome(ctx context.Context, o Outcome, events EventRecord
 	if own == nil {
 		return s.inShared(ctx, work)
 	}
-	return s.InGroupTx(ctx, work)
+	return s.inSharedOnSQLite(ctx, work)
 }
 
 // outcomeWork is one caller's work in RecordOutcome's transaction: o joins
 // the transaction's outcome rows as its last step, once own succeeded
-// (Tx.Joined).
+// (Tx.sharedWrites).
 func outcomeWork(o Outcome, events EventRecorder, own func(tx *Tx) error) func(tx *Tx) error {
 	return func(tx *Tx) error {
 		if own != nil {
@@ -64,13 +64,13 @@ func outcomeWork(o Outcome, events EventRecorder, own func(tx *Tx) error) func(t
 				return err
 			}
 		}
-		rows := tx.Joined(outcomeRowsKey{}, func() Flusher { return &outcomeRows{events: events} }).(*outcomeRows)
+		rows := tx.sharedWrites(outcomeRowsKey{}, func() flusher { return &outcomeRows{events: events} }).(*outcomeRows)
 		rows.outcomes = append(rows.outcomes, o)
 		return nil
 	}
 }
 
-// outcomeRowsKey names a transaction's outcomeRows (Tx.Joined).
+// outcomeRowsKey names a transaction's outcomeRows (Tx.sharedWrites).
 type outcomeRowsKey struct{}
 
 // outcomeRows is every attempt outcome of one transaction.
@@ -82,7 +82,7 @@ type outcomeRows struct {
 // Flush writes the recipients, then the emails, then per organization and
 // mode the events, their webhook deliveries and the counters, which come
 // last: their rows are shared by every email of an hour, so the shorter
-// they stay locked before the commit, the better (Flusher).
+// they stay locked before the commit, the better (flusher).
 func (r *outcomeRows) Flush(ctx context.Context, tx *Tx) error {
 	outcomes, err := r.claimed(ctx, tx)
 	if err != nil {

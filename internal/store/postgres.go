@@ -29,7 +29,7 @@ func openPostgres(ctx context.Context, url string) (*Store, error) {
 		return nil, fmt.Errorf("store: connect PostgreSQL %s: %w", redactURL(url), classify(err))
 	}
 	s := &Store{dialect: Postgres, pool: pool, settled: newSettledDays()}
-	s.Queries = &Queries{q: pgxQuerier{pool}, dialect: Postgres, settled: s.settled}
+	s.Queries = &Queries{q: pgxRunner{pool}, dialect: Postgres, settled: s.settled}
 	s.shared = newSharedCommitter(s, postgresSharing)
 	s.keyReads = newReadBatcher(postgresReads, s.keysWithOrganizations)
 	s.domainReads = newReadBatcher(postgresReads, s.verifiedDomains)

@@ -9,8 +9,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// Shared commit. Concurrent callers of InJoinedTx (and, on SQLite, of
-// InGroupTx) share one transaction: each runs inside its own savepoint
+// Shared commit. Concurrent callers of inShared (and, on SQLite, of
+// inSharedOnSQLite) share one transaction: each runs inside its own savepoint
 // (callerScope), opened only if it runs a statement, so its failure undoes
 // only its own writes, and every caller is answered only after the shared
 // commit is on disk.
@@ -19,8 +19,8 @@ import (
 // fsync for each (synchronous=FULL), this lifts the cap that the disk's
 // fsync rate puts on durable writes. On PostgreSQL, which overlaps the WAL
 // flushes of concurrent commits by itself, the gain is in statements: the
-// callers of InJoinedTx (accepted emails, attempt outcomes, webhook
-// successes) add their rows to joined writes (Tx.Joined) and run no
+// callers of inShared (accepted emails, attempt outcomes, webhook
+// successes) add their rows to shared writes (Tx.sharedWrites) and run no
 // statement of their own, and each table is written with one multi-row
 // statement for all of them. The fewer and larger those transactions, the
 // fewer round trips: two loops, because one left PostgreSQL idle while the
@@ -31,7 +31,7 @@ import (
 // up the others, and the two transactions cannot wait on each other for
 // long.
 
-// groupShape is how a store shares its commits.
+// sharedShape is how a store shares its commits.
 type sharedShape struct {
 	loops int // shared transactions at once
 	// max bounds the callers of one transaction: one slow batch must not
@@ -74,35 +74,13 @@ func newSharedCommitter(s *Store, shape sharedShape) *sharedCommitter {
 	return g
 }
 
-// InGroupTx runs fn in a transaction that concurrent callers may share on
-// SQLite. fn must only use tx, and its error is its own: it never fails
-// another caller's work; a panic in fn becomes fn's error on both stores. A
-// nil return means fn's writes are committed. On PostgreSQL fn runs in a
-// transaction of its own: its statements take locks other writers wait
-// for (a suppression's gate, a job, a webhook's failure streak), and in a
-// shared transaction those would be held until the shared commit.
-func (s *Store) InGroupTx(ctx context.Context, fn func(tx *Tx) error) error {
-	if s.pool != nil {
-		return s.inOwnTx(ctx, fn)
-	}
-	return s.inShared(ctx, fn)
-}
-
-// inOwnTx runs a would-be sharer of a transaction in a transaction of its
-// own, with the same promise: a panic in fn is its error.
-func (s *Store) inOwnTx(ctx context.Context, fn func(tx *Tx) error) error {
-	return s.InTx(ctx, func(tx *Tx) error { return runGuarded(fn, tx) })
-}
-
-// InJoinedTx is InGroupTx sharing transactions on both stores, for callers
-// whose writes are joined (Tx.Joined) and who run few statements of their
-// own, if any, and take no lock other writers hold for long. On PostgreSQL
-// fn may run twice (the first run rolled back), so it must not depend on
-// what an earlier run changed in memory.
-func (s *Store) InJoinedTx(ctx context.Context, fn func(tx *Tx) error) error {
-	return s.inShared(ctx, fn)
-}
-
+// inShared runs fn in a shared commit on both stores. fn must only use tx,
+// and its error is its own: it never fails another caller's work; a panic
+// in fn becomes fn's error. A nil return means fn's writes are committed.
+// It suits callers whose writes are shared writes (Tx.sharedWrites) and who
+// run few statements of their own, if any, and take no lock other writers
+// hold for long. On PostgreSQL fn may run twice (the first run rolled
+// back), so it must not depend on what an earlier run changed in memory.
 func (s *Store) inShared(ctx context.Context, fn func(tx *Tx) error) error {
 	g := s.shared
 	req := &sharedReq{fn: fn, done: make(chan error, 1)}
@@ -120,6 +98,23 @@ func (s *Store) inShared(ctx context.Context, fn func(tx *Tx) error) error {
 		return s.inOwnTx(ctx, fn)
 	}
 	return err
+}
+
+// inSharedOnSQLite is inShared on SQLite; on PostgreSQL fn runs in a
+// transaction of its own: its statements take locks other writers wait for
+// (a suppression's gate, a job, a webhook's failure streak), and in a
+// shared transaction those would be held until the shared commit.
+func (s *Store) inSharedOnSQLite(ctx context.Context, fn func(tx *Tx) error) error {
+	if s.pool != nil {
+		return s.inOwnTx(ctx, fn)
+	}
+	return s.inShared(ctx, fn)
+}
+
+// inOwnTx runs a would-be sharer of a transaction in a transaction of its
+// own, with the same promise: a panic in fn is its error.
+func (s *Store) inOwnTx(ctx context.Context, fn func(tx *Tx) error) error {
+	return s.InTx(ctx, func(tx *Tx) error { return runGuarded(fn, tx) })
 }
 
 func (g *sharedCommitter) loop() {
@@ -206,7 +201,7 @@ func retryable(err error) bool {
 func runGuarded(fn func(tx *Tx) error, tx *Tx) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			err = fmt.Errorf("store: panic in grouped transaction: %v", v)
+			err = fmt.Errorf("store: panic in a shared commit's caller: %v", v)
 		}
 	}()
 	return fn(tx)

@@ -12,9 +12,9 @@ import (
 	"github.com/carteiro/carteiro/internal/testserver"
 )
 
-// TestSharedTransactionsIsolateFailures: concurrent callers of InJoinedTx
+// TestSharedTransactionsIsolateFailures: concurrent callers of InShared
 // share commits on both stores, but one caller's error or panic undoes
-// only its own writes; the same for InGroupTx (shared on SQLite, a
+// only its own writes; the same for InSharedOnSQLite (shared on SQLite, a
 // transaction of its own on PostgreSQL). Callers of both run at once.
 func TestSharedTransactionsIsolateFailures(t *testing.T) {
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
@@ -25,9 +25,9 @@ func TestSharedTransactionsIsolateFailures(t *testing.T) {
 		errs := make([]error, 60)
 		for i := range errs {
 			wg.Add(1)
-			share := st.InJoinedTx
+			share := st.InShared
 			if (i/20)%2 == 1 { // callers 20 to 39, failures 27 and 33 among them
-				share = st.InGroupTx
+				share = st.InSharedOnSQLite
 			}
 			go func() {
 				defer wg.Done()
@@ -89,11 +89,11 @@ func (f *settingsFlusher) Flush(ctx context.Context, tx *store.Tx) error {
 
 type flusherKey struct{}
 
-// TestJoinedWritesCommitWithTheirCallers: what concurrent callers add to a
-// joined Flusher is written once per transaction, before the commit, and
+// TestSharedWritesCommitWithTheirCallers: what concurrent callers add to a
+// Flusher (shared writes) is written once per transaction, before the commit, and
 // is answered as committed; a caller that fails before adding leaves no
 // trace, and a failing flush fails every caller of its transaction.
-func TestJoinedWritesCommitWithTheirCallers(t *testing.T) {
+func TestSharedWritesCommitWithTheirCallers(t *testing.T) {
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		st := openStore(t, b)
 		ctx := testContext(t)
@@ -105,11 +105,11 @@ func TestJoinedWritesCommitWithTheirCallers(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				errs[i] = st.InJoinedTx(ctx, func(tx *store.Tx) error {
+				errs[i] = st.InShared(ctx, func(tx *store.Tx) error {
 					if i%10 == 3 {
 						return boom
 					}
-					f := tx.Joined(flusherKey{}, func() store.Flusher { return &settingsFlusher{flushes: &flushes} }).(*settingsFlusher)
+					f := tx.SharedWrites(flusherKey{}, func() store.Flusher { return &settingsFlusher{flushes: &flushes} }).(*settingsFlusher)
 					f.keys = append(f.keys, fmt.Sprintf("j%d", i))
 					return nil
 				})
@@ -134,11 +134,11 @@ func TestJoinedWritesCommitWithTheirCallers(t *testing.T) {
 		t.Logf("%s: %d callers, %d flushes", b, len(errs), flushes.Load())
 
 		// A failing flush: the caller's own write (made before it) is undone.
-		err := st.InJoinedTx(ctx, func(tx *store.Tx) error {
+		err := st.InShared(ctx, func(tx *store.Tx) error {
 			if _, err := tx.SettingOrInit(ctx, "before-flush", "v"); err != nil {
 				return err
 			}
-			tx.Joined(flusherKey{}, func() store.Flusher { return &settingsFlusher{flushes: new(atomic.Int64), fail: boom} })
+			tx.SharedWrites(flusherKey{}, func() store.Flusher { return &settingsFlusher{flushes: new(atomic.Int64), fail: boom} })
 			return nil
 		})
 		_, getErr := st.Setting(ctx, "before-flush")

@@ -16,7 +16,7 @@ import (
 // transaction, as the shared commit does under load: a statement that fails
 // (on PostgreSQL it aborts the whole transaction unless the caller has its
 // savepoint), an error, a panic, a cancelled context and a caller that only
-// adds to a joined Flusher. Each failure undoes only its own caller's
+// adds to a Flusher (shared writes). Each failure undoes only its own caller's
 // writes, and the callers after it still commit.
 func TestSharedTransactionKeepsCallersApart(t *testing.T) {
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
@@ -65,7 +65,7 @@ func TestSharedTransactionKeepsCallersApart(t *testing.T) {
 				return err
 			}, true, "f"},
 			{"only joins the flush", func(tx *store.Tx) error {
-				fl := tx.Joined(flusherKey{}, func() store.Flusher { return &settingsFlusher{flushes: &flushes} }).(*settingsFlusher)
+				fl := tx.SharedWrites(flusherKey{}, func() store.Flusher { return &settingsFlusher{flushes: &flushes} }).(*settingsFlusher)
 				fl.keys = append(fl.keys, "g")
 				return nil
 			}, true, "g"},

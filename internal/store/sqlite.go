@@ -52,7 +52,7 @@ func openSQLite(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("store: open SQLite %s: %w", path, classify(err))
 	}
 	s := &Store{dialect: SQLite, path: path, writeDB: writeDB, readDB: readDB, settled: newSettledDays()}
-	s.Queries = &Queries{q: sqlQuerier{readDB}, w: sqlQuerier{writeDB}, dialect: SQLite, settled: s.settled}
+	s.Queries = &Queries{q: sqlRunner{readDB}, w: sqlRunner{writeDB}, dialect: SQLite, settled: s.settled}
 	s.shared = newSharedCommitter(s, sqliteSharing)
 	s.gate = &localGate{}
 	return s, nil

@@ -1,6 +1,6 @@
 // Package store keeps Carteiro's data in SQLite or PostgreSQL. There is one
 // implementation: every query is written once in portable SQL and run through
-// a small querier over database/sql (SQLite) or pgx (PostgreSQL), so the two
+// a small runner over database/sql (SQLite) or pgx (PostgreSQL), so the two
 // stores cannot drift apart; the schema, also written once, is applied by the
 // embedded numbered migrations in migrations/.
 package store
@@ -115,15 +115,16 @@ type Tx struct {
 	// settled statistics about a write, once the transaction ends.
 	gateHeld bool
 	afterEnd []func()
-	// joined is the work callers write once before the commit (Joined).
-	joined []joinedFlusher
-	// scope is the running caller's savepoint in a shared transaction
-	// (InGroupTx); nil in a transaction of one caller.
+	// shared is the rows callers write once before the commit
+	// (sharedWrites).
+	shared []sharedWrite
+	// scope is the running caller's savepoint in a shared commit's
+	// transaction; nil in a transaction of one caller.
 	scope *callerScope
 }
 
 // newTx is a transaction of s over q; raw is the driver's own.
-func newTx(s *Store, q querier, raw any) *Tx {
+func newTx(s *Store, q runner, raw any) *Tx {
 	tx := &Tx{Queries: &Queries{q: q, dialect: s.dialect, settled: s.settled}, raw: raw, gate: s.gate}
 	tx.endHooks = &tx.afterEnd
 	return tx
@@ -164,14 +165,14 @@ func (s *Store) inTx(ctx context.Context, shared bool, fn func(tx *Tx) error) er
 			}
 		}()
 		return pgx.BeginTxFunc(ctx, s.pool, opts, func(ptx pgx.Tx) error {
-			tx = newTx(s, pgxQuerier{ptx}, ptx)
+			tx = newTx(s, pgxRunner{ptx}, ptx)
 			if shared {
 				tx.share(uncancelableTx{ptx})
 			}
 			if err := fn(tx); err != nil {
 				return err
 			}
-			return tx.flushJoined(ctx)
+			return tx.flushSharedWrites(ctx)
 		})
 	}
 	stx, err := s.writeDB.BeginTx(ctx, nil)
@@ -179,14 +180,14 @@ func (s *Store) inTx(ctx context.Context, shared bool, fn func(tx *Tx) error) er
 		return fmt.Errorf("store: begin: %w", classify(err))
 	}
 	defer func() { _ = stx.Rollback() }() // a no-op after Commit; frees the one write connection if fn panics
-	tx := newTx(s, sqlQuerier{stx}, stx)
+	tx := newTx(s, sqlRunner{stx}, stx)
 	if shared {
 		tx.share(stx)
 	}
 	defer tx.end()
 	err = fn(tx)
 	if err == nil {
-		err = tx.flushJoined(ctx)
+		err = tx.flushSharedWrites(ctx)
 	}
 	if err != nil {
 		_ = stx.Rollback()
@@ -202,17 +203,18 @@ func (s *Store) inTx(ctx context.Context, shared bool, fn func(tx *Tx) error) er
 // caller's savepoint, and the job queue gets raw.
 func (t *Tx) share(raw any) {
 	t.scope = &callerScope{q: t.q, dialect: t.dialect}
-	t.q = scopedQuerier{q: t.q, scope: t.scope}
+	t.q = scopedRunner{q: t.q, scope: t.scope}
 	t.raw = raw
 }
 
-// Queries holds every query of the package; it runs on the store or in a Tx.
+// Queries holds every query of the package, run through a runner: the
+// store's own (reads and single writes) or a Tx's.
 type Queries struct {
-	q       querier
+	q       runner
 	dialect Dialect
 	// w is the write side when it differs from q (SQLite outside a
 	// transaction); nil means q takes writes too.
-	w querier
+	w runner
 	// settled is the store's copy of settled statistics (statscache.go).
 	settled *settledDays
 	// endHooks is the transaction's list of what runs once it has

@@ -251,12 +251,12 @@ func (q *Queries) PendingDeliveryIDs(ctx context.Context, webhookID string) ([]s
 	return out, rs.Err()
 }
 
-// RecordWebhookFailure counts a failed delivery attempt in its webhook's
+// CountWebhookFailure counts a failed delivery attempt in its webhook's
 // failure streak, atomically, since deliveries run concurrently, and
 // disables an active webhook when the receiver said it is gone (410) or
 // every attempt has failed for disableAfter over at least minAttempts (D49,
 // D50). A success ends the streak (EndWebhookStreaks).
-func (q *Queries) RecordWebhookFailure(ctx context.Context, id string, gone bool, now time.Time, disableAfter time.Duration, minAttempts int) error {
+func (q *Queries) CountWebhookFailure(ctx context.Context, id string, gone bool, now time.Time, disableAfter time.Duration, minAttempts int) error {
 	_, err := q.exec(ctx, `UPDATE webhooks SET
 		status = CASE WHEN status = 'active' AND (? OR (failed_attempts + 1 >= ? AND COALESCE(failing_since, ?) <= ?)) THEN 'disabled' ELSE status END,
 		failing_since = COALESCE(failing_since, ?), failed_attempts = failed_attempts + 1, updated_at = ? WHERE id = ?`,

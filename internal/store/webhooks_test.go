@@ -33,7 +33,7 @@ func TestWebhookFailureStreaks(t *testing.T) {
 		const disableAfter, minAttempts = 5 * 24 * time.Hour, 20
 		record := func(success bool, at time.Time) *carteiro.Webhook {
 			t.Helper()
-			err := st.RecordWebhookFailure(ctx, w.ID, false, at, disableAfter, minAttempts)
+			err := st.CountWebhookFailure(ctx, w.ID, false, at, disableAfter, minAttempts)
 			if success {
 				err = st.EndWebhookStreaks(ctx, []string{w.ID})
 			}

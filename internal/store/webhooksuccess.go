@@ -13,13 +13,13 @@ import (
 // one statement per table for all of them.
 func (s *Store) RecordWebhookSuccess(ctx context.Context, d *carteiro.WebhookDelivery) error {
 	return s.inShared(ctx, func(tx *Tx) error {
-		rows := tx.Joined(webhookSuccessesKey{}, func() Flusher { return &webhookSuccesses{} }).(*webhookSuccesses)
+		rows := tx.sharedWrites(webhookSuccessesKey{}, func() flusher { return &webhookSuccesses{} }).(*webhookSuccesses)
 		rows.deliveries = append(rows.deliveries, d)
 		return nil
 	})
 }
 
-// webhookSuccessesKey names a transaction's webhookSuccesses (Tx.Joined).
+// webhookSuccessesKey names a transaction's webhookSuccesses (Tx.sharedWrites).
 type webhookSuccessesKey struct{}
 
 // webhookSuccesses is every successful webhook attempt of one transaction.
@@ -28,7 +28,7 @@ type webhookSuccesses struct {
 }
 
 // Flush records the attempts, then ends their webhooks' failure streaks
-// (Flusher).
+// (flusher).
 func (w *webhookSuccesses) Flush(ctx context.Context, tx *Tx) error {
 	if err := tx.UpdateDeliveries(ctx, w.deliveries); err != nil {
 		return err

@@ -9,10 +9,10 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// querier is the little that every query needs, implemented over
+// runner runs statements: the little that every query needs, implemented over
 // database/sql (SQLite) and over pgx (PostgreSQL). Queries are written once,
 // with ? placeholders, and rebound for PostgreSQL.
-type querier interface {
+type runner interface {
 	exec(ctx context.Context, query string, args ...any) (int64, error)
 	query(ctx context.Context, query string, args ...any) (rows, error)
 	queryRow(ctx context.Context, query string, args ...any) row
@@ -36,9 +36,9 @@ type sqlConn interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-type sqlQuerier struct{ c sqlConn }
+type sqlRunner struct{ c sqlConn }
 
-func (q sqlQuerier) exec(ctx context.Context, query string, args ...any) (int64, error) {
+func (q sqlRunner) exec(ctx context.Context, query string, args ...any) (int64, error) {
 	res, err := q.c.ExecContext(ctx, query, args...)
 	if err != nil {
 		return 0, err
@@ -46,7 +46,7 @@ func (q sqlQuerier) exec(ctx context.Context, query string, args ...any) (int64,
 	return res.RowsAffected()
 }
 
-func (q sqlQuerier) query(ctx context.Context, query string, args ...any) (rows, error) {
+func (q sqlRunner) query(ctx context.Context, query string, args ...any) (rows, error) {
 	r, err := q.c.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
@@ -54,7 +54,7 @@ func (q sqlQuerier) query(ctx context.Context, query string, args ...any) (rows,
 	return sqlRows{r}, nil
 }
 
-func (q sqlQuerier) queryRow(ctx context.Context, query string, args ...any) row {
+func (q sqlRunner) queryRow(ctx context.Context, query string, args ...any) row {
 	return q.c.QueryRowContext(ctx, query, args...)
 }
 
@@ -69,9 +69,9 @@ type pgxConn interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
-type pgxQuerier struct{ c pgxConn }
+type pgxRunner struct{ c pgxConn }
 
-func (q pgxQuerier) exec(ctx context.Context, query string, args ...any) (int64, error) {
+func (q pgxRunner) exec(ctx context.Context, query string, args ...any) (int64, error) {
 	tag, err := q.c.Exec(ctx, rebind(query), args...)
 	if err != nil {
 		return 0, err
@@ -79,7 +79,7 @@ func (q pgxQuerier) exec(ctx context.Context, query string, args ...any) (int64,
 	return tag.RowsAffected(), nil
 }
 
-func (q pgxQuerier) query(ctx context.Context, query string, args ...any) (rows, error) {
+func (q pgxRunner) query(ctx context.Context, query string, args ...any) (rows, error) {
 	r, err := q.c.Query(ctx, rebind(query), args...)
 	if err != nil {
 		return nil, err
@@ -87,7 +87,7 @@ func (q pgxQuerier) query(ctx context.Context, query string, args ...any) (rows,
 	return r, nil
 }
 
-func (q pgxQuerier) queryRow(ctx context.Context, query string, args ...any) row {
+func (q pgxRunner) queryRow(ctx context.Context, query string, args ...any) row {
 	return q.c.QueryRow(ctx, rebind(query), args...)
 }
 
