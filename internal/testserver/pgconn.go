@@ -17,7 +17,7 @@ import (
 // written out in docs/architecture.md (Test suite), must stay under
 // PostgreSQL's 100 connections. Deliveries wait for a free connection
 // rather than fail, so a small pool only makes a busy test server queue.
-const PostgresPoolMaxConns = 5
+const PostgresPoolMaxConns = 6
 
 // PostgresServerMaxConns is the most connections one test server holds:
 // its pool, and the one River's listener takes from the pool and keeps
