@@ -23,7 +23,7 @@ func TestDomainSweepRunsOncePerHourAcrossLeaderChanges(t *testing.T) {
 	}
 	first := testserver.StartServer(t, testserver.Postgres, nil)
 	url := first.Config.DatabaseURL
-	db, err := testserver.ConnectPostgres(context.Background(), url)
+	db, err := pgx.Connect(context.Background(), url)
 	testserver.Must(t, err == nil, "connect: %v", err)
 	t.Cleanup(func() { _ = db.Close(context.Background()) })
 	sweeps := func() int {

@@ -108,7 +108,7 @@ func answerStartingUp(c net.Conn) {
 // the real error pgx returns, from the machine's PostgreSQL.
 func TestIsUnavailableOnClosedConnection(t *testing.T) {
 	ctx := testContext(t)
-	conn, err := testserver.ConnectPostgres(ctx, testserver.DatabaseURL(t, testserver.Postgres))
+	conn, err := pgx.Connect(ctx, testserver.DatabaseURL(t, testserver.Postgres))
 	testserver.RequireService(t, "PostgreSQL", err)
 	if err := conn.PgConn().Close(ctx); err != nil {
 		t.Fatal(err)

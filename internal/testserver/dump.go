@@ -33,7 +33,7 @@ func DumpDatabase(t testing.TB, url string) string {
 		}
 		return out.String()
 	}
-	conn, err := ConnectPostgres(ctx, url)
+	conn, err := pgx.Connect(ctx, url)
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}

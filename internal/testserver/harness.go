@@ -106,12 +106,7 @@ func DatabaseURL(t testing.TB, b Backend) string {
 	if strings.Contains(admin, "?") {
 		sep = "&"
 	}
-	// application_name lets a test (and anyone reading pg_stat_activity
-	// during a run) tell this database's connections from the others';
-	// pool_max_conns caps the pool of every server or store opened on it
-	// (River shares that pool), so parallel tests cannot exhaust
-	// PostgreSQL's connections (docs/architecture.md, Test suite).
-	return fmt.Sprintf("%s%ssearch_path=%s&application_name=%s&pool_max_conns=%d", admin, sep, schema, schema, PostgresPoolMaxConns)
+	return admin + sep + "search_path=" + schema
 }
 
 // TestServer is a real Carteiro listening on 127.0.0.1 port 0, with an

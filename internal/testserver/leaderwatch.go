@@ -118,7 +118,7 @@ func (w *leaderWatch) open() *watchDB {
 		db.SetMaxOpenConns(1)
 		return &watchDB{sqlite: db}
 	}
-	conn, err := ConnectPostgres(ctx, w.url)
+	conn, err := pgx.Connect(ctx, w.url)
 	if err != nil {
 		return nil
 	}
