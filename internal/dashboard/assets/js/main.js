@@ -126,7 +126,10 @@ function drawShell(bare, rest) {
   langSel.addEventListener('change', async () => {
     rememberLang(langSel.value);
     await loadLang(langSel.value);
-    patch('/me', { language: langSel.value }).catch(() => { /* kept in this browser anyway */ });
+    // Saved before the page changes language, so that once the user sees
+    // it the choice is theirs on every browser; a page left at once would
+    // otherwise cancel the save.
+    try { await patch('/me', { language: langSel.value }); } catch { /* kept in this browser anyway */ }
     route();
   });
   const logout = h('button', { type: 'button', class: 'secondary', id: 'logout' }, t('logout'));
