@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -75,14 +76,26 @@ func (s *Server) envelope(r *http.Request, err error) (int, errorBody) {
 	}
 	if status >= 500 {
 		details = map[string]any{"requestId": requestID(r.Context())}
-		level := slog.LevelError
-		if status == http.StatusServiceUnavailable {
+		level, msg := slog.LevelError, "request failed"
+		switch {
+		case clientLeft(r, err):
+			// The client hung up (a page reloaded, a timeout of its own) and
+			// the work was cancelled with its request: nothing for an
+			// operator to act on, and nobody reads the answer.
+			level, msg = slog.LevelInfo, "request abandoned by the client"
+		case status == http.StatusServiceUnavailable:
 			level = slog.LevelWarn
 		}
-		s.logger.Log(r.Context(), level, "request failed", "code", e.Code, "err", errors.Unwrap(e))
+		s.logger.Log(r.Context(), level, msg, "code", e.Code, "err", errors.Unwrap(e))
 	}
 	msg := s.catalog.Error(langOf(r.Context()), e.Code, e.Field, e.Reason)
 	return status, errorBody{Error: errorPayload{Code: e.Code, Message: msg, Details: details}}
+}
+
+// clientLeft reports whether err is the cancellation of r's own context,
+// which net/http cancels when the client closes its connection.
+func clientLeft(r *http.Request, err error) bool {
+	return errors.Is(err, context.Canceled) && errors.Is(r.Context().Err(), context.Canceled)
 }
 
 // writeError answers with the envelope of err.
