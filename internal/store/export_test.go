@@ -66,9 +66,13 @@ func (s *Store) ExplainEmailsByMessageID(ctx context.Context, orgID string, mess
 
 // AcceptWork is one caller's work in Accept's shared transaction, for
 // SharedRun.
-func AcceptWork(jobs DeliveryJobs, decide func(tx *Tx) (Acceptance, error)) func(tx *Tx) error {
-	return acceptWork(jobs, decide)
+func AcceptWork(ctx context.Context, jobs DeliveryJobs, emails []AcceptedEmail, results *[]AcceptResult) func(tx *Tx) error {
+	return acceptWork(ctx, jobs, emails, results)
 }
+
+// ErrNothingWritten ends the work of a request none of whose emails was
+// written (Accept answers it with the results).
+var ErrNothingWritten = errNothingWritten
 
 // OutcomeWork is one caller's work in RecordOutcome's shared transaction,
 // for SharedRun.
