@@ -17,30 +17,26 @@ type oldLaneField struct {
 // UnmarshalJSON reads a DeliverJob stored under either lane field name.
 func (j *DeliverJob) UnmarshalJSON(b []byte) error {
 	type fields DeliverJob // without this method
-	var v struct {
-		fields
-		oldLaneField
-	}
-	if err := json.Unmarshal(b, &v); err != nil {
-		return err
-	}
-	*j = DeliverJob(v.fields)
-	j.Background = j.Background || v.Broadcast
-	return nil
+	return decodeLane(b, (*fields)(j), &j.Background)
 }
 
 // UnmarshalJSON reads a DeliverGroupJob stored under either lane field
 // name.
 func (j *DeliverGroupJob) UnmarshalJSON(b []byte) error {
 	type fields DeliverGroupJob // without this method
-	var v struct {
-		fields
-		oldLaneField
-	}
-	if err := json.Unmarshal(b, &v); err != nil {
+	return decodeLane(b, (*fields)(j), &j.Background)
+}
+
+// decodeLane decodes a job's fields, then sets background when it was
+// stored under the old name too.
+func decodeLane(b []byte, fields any, background *bool) error {
+	var old oldLaneField
+	if err := json.Unmarshal(b, fields); err != nil {
 		return err
 	}
-	*j = DeliverGroupJob(v.fields)
-	j.Background = j.Background || v.Broadcast
+	if err := json.Unmarshal(b, &old); err != nil {
+		return err
+	}
+	*background = *background || old.Broadcast
 	return nil
 }
