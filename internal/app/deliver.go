@@ -242,7 +242,7 @@ func (a *App) recordAttempt(ctx context.Context, e *carteiro.Email, all, pending
 				}
 			}
 			if !v.retryAt.IsZero() {
-				return a.queue.EnqueueTx(rctx, tx, DeliverJob{EmailID: e.ID, Broadcast: e.BroadcastID != ""}, JobOpts{ScheduledAt: v.retryAt, Priority: deliveryPriority(e)})
+				return a.queue.EnqueueTx(rctx, tx, DeliverJob{EmailID: e.ID, Background: e.BroadcastID != ""}, JobOpts{ScheduledAt: v.retryAt, Priority: deliveryPriority(e)})
 			}
 			return nil
 		}

@@ -19,8 +19,9 @@ import (
 // emails keep a DeliverJob of their own.
 type DeliverGroupJob struct {
 	EmailIDs []string `json:"emailIds"`
-	// Broadcast marks a broadcast's emails (DeliverJob.Broadcast).
-	Broadcast bool `json:"broadcast,omitempty"`
+	// Background puts the emails in the background lane
+	// (DeliverJob.Background).
+	Background bool `json:"background,omitempty"`
 }
 
 // Kind names the job.
@@ -31,11 +32,11 @@ func (DeliverGroupJob) Kind() string { return "deliver_emails" }
 const deliverGroupSize = 100
 
 // deliverGroups splits ids into group jobs of at most deliverGroupSize.
-func deliverGroups(ids []string, broadcast bool) []Job {
+func deliverGroups(ids []string, background bool) []Job {
 	jobs := make([]Job, 0, (len(ids)+deliverGroupSize-1)/deliverGroupSize)
 	for len(ids) > 0 {
 		n := min(len(ids), deliverGroupSize)
-		jobs = append(jobs, DeliverGroupJob{EmailIDs: ids[:n:n], Broadcast: broadcast})
+		jobs = append(jobs, DeliverGroupJob{EmailIDs: ids[:n:n], Background: background})
 		ids = ids[n:]
 	}
 	return jobs

@@ -162,11 +162,13 @@ func (a *App) ResendEmail(ctx context.Context, p *Principal, id string) (*SendRe
 	if orig.ScheduledAt != nil && orig.ScheduledAt.After(now) {
 		e.ScheduledAt, e.Status = orig.ScheduledAt, carteiro.EmailScheduled
 	}
+	var domain store.VerifiedDomain
 	if !e.Sandbox {
 		// The sender rules apply again: the domain may have failed since.
-		if e.DomainID, err = a.senderDomain(ctx, p.Org.ID, e.From.Email); err != nil {
+		if domain, err = a.sendingDomain(ctx, p.Org.ID, e.From.Email); err != nil {
 			return nil, err
 		}
+		e.DomainID = domain.ID
 	}
-	return a.acceptOne(ctx, p, e, &SendRequest{})
+	return a.acceptOne(ctx, p, e, domain, &SendRequest{})
 }

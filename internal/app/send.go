@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -16,9 +17,10 @@ import (
 // DeliverJob hands one email to SMTP (or, for sandbox emails, simulates it).
 type DeliverJob struct {
 	EmailID string `json:"emailId"`
-	// Broadcast marks a broadcast's email, whose attempt yields delivery
-	// slots to transactional email (deliverySlots).
-	Broadcast bool `json:"broadcast,omitempty"`
+	// Background puts the attempt in the background lane: a broadcast's
+	// email, which yields delivery slots to transactional email
+	// (deliverylane.go).
+	Background bool `json:"background,omitempty"`
 }
 
 // Kind names the job.
@@ -36,30 +38,23 @@ const endpointSend = "POST /emails"
 func (a *App) SendEmail(ctx context.Context, p *Principal, r *SendRequest) (*SendResult, error) {
 	a.accepts.enter()
 	defer a.accepts.leave()
-	e, err := a.prepare(ctx, p, r, a.newSenderDomains(p.Org.ID))
+	e, domain, err := a.prepare(ctx, p, r, a.newSenderDomains(p.Org.ID))
 	if err != nil {
 		return nil, err
 	}
-	return a.acceptOne(ctx, p, e, r)
+	return a.acceptOne(ctx, p, e, domain, r)
 }
 
-// acceptOne admits one prepared email and has the store write it:
+// acceptOne decides one prepared email and has the store write it:
 // concurrent accepts share one commit and its multi-row INSERTs, each
 // answered only once that commit is on disk (store.AcceptOne).
-func (a *App) acceptOne(ctx context.Context, p *Principal, e *carteiro.Email, r *SendRequest) (*SendResult, error) {
-	var res *SendResult
-	err := a.store.Accept(ctx, store.AcceptOne, a.deliveryJobs(), func(tx *store.Tx) (store.Acceptance, error) {
-		var w acceptance
-		var err error
-		if res, err = a.admit(ctx, tx, p, e, r, &w); err != nil {
-			return store.Acceptance{}, err
-		}
-		return w.decided(ctx, tx)
-	})
+func (a *App) acceptOne(ctx context.Context, p *Principal, e *carteiro.Email, domain store.VerifiedDomain, r *SendRequest) (*SendResult, error) {
+	acc, res := a.decideAccept(p, e, domain, r)
+	results, err := a.store.Accept(ctx, store.AcceptOne, a.deliveryJobs(), []store.AcceptedEmail{acc})
 	if err != nil {
 		return nil, storeErr(err)
 	}
-	return res, nil
+	return acceptAnswer(acc, results[0], res)
 }
 
 // BatchItem is one answer of POST /emails/batch.
@@ -74,59 +69,53 @@ type BatchItem struct {
 func (a *App) SendBatch(ctx context.Context, p *Principal, reqs []*SendRequest) ([]BatchItem, error) {
 	a.accepts.enter()
 	defer a.accepts.leave()
-	emails := make([]*carteiro.Email, len(reqs))
-	prepErrs := make([]error, len(reqs))
+	items := make([]BatchItem, len(reqs))
 	senders := a.newSenderDomains(p.Org.ID)
 	budget := newRenderBudget()
+	var accepted []store.AcceptedEmail
+	var answers []*SendResult
+	var itemOf []int // accepted[j] is item itemOf[j]
 	for i, r := range reqs {
-		emails[i], prepErrs[i] = a.prepare(ctx, p, r, senders)
-		if prepErrs[i] == nil && r.TemplateID != nil {
+		e, domain, err := a.prepare(ctx, p, r, senders)
+		if err == nil && r.TemplateID != nil {
 			// D60: the batch's rendered bytes are bounded; an item past
 			// the budget fails alone and its output is let go at once.
-			if prepErrs[i] = budget.take(emails[i]); prepErrs[i] != nil {
-				emails[i] = nil
-			}
+			err = budget.take(e)
 		}
+		if err != nil {
+			items[i].Err = err
+			continue
+		}
+		acc, res := a.decideAccept(p, e, domain, r)
+		accepted, answers, itemOf = append(accepted, acc), append(answers, res), append(itemOf, i)
 	}
-	var items []BatchItem
-	err := a.store.Accept(ctx, store.AcceptBatch, a.deliveryJobs(), func(tx *store.Tx) (store.Acceptance, error) {
-		items = make([]BatchItem, len(reqs))
-		var w acceptance
-		for i, r := range reqs {
-			if prepErrs[i] != nil {
-				items[i].Err = prepErrs[i]
-				continue
-			}
-			res, err := a.admit(ctx, tx, p, emails[i], r, &w)
-			var ce *carteiro.Error
-			if errors.As(err, &ce) {
-				items[i].Err = ce
-				continue
-			}
-			if err != nil {
-				return store.Acceptance{}, err
-			}
-			items[i].Result = res
-		}
-		return w.decided(ctx, tx)
-	})
+	if len(accepted) == 0 {
+		return items, nil
+	}
+	results, err := a.store.Accept(ctx, store.AcceptBatch, a.deliveryJobs(), accepted)
 	if err != nil {
 		return nil, storeErr(err)
+	}
+	for j, i := range itemOf {
+		items[i].Result, items[i].Err = acceptAnswer(accepted[j], results[j], answers[j])
 	}
 	return items, nil
 }
 
 // prepare does every check that needs no transaction.
-func (a *App) prepare(ctx context.Context, p *Principal, r *SendRequest, senders *senderDomains) (*carteiro.Email, error) {
+// It returns the email and its sending domain (zero for a sandbox email
+// or a verified sender).
+func (a *App) prepare(ctx context.Context, p *Principal, r *SendRequest, senders *senderDomains) (*carteiro.Email, store.VerifiedDomain, error) {
+	var domain store.VerifiedDomain
 	e, err := buildEmail(r, func(id string) (carteiro.RenderedTemplate, error) {
 		return a.renderForSend(ctx, p.Org.ID, id, r.Variables)
 	})
 	if err != nil {
-		return nil, err
+		return nil, domain, err
 	}
 	now := a.clock.Now()
 	if e.ScheduledAt, err = carteiro.ResolveSchedule(now, r.ScheduledAt); err != nil {
-		return nil, err
+		return nil, domain, err
 	}
 	e.ID = uuid.Must(uuid.NewV7()).String()
 	e.OrgID, e.Mode, e.APIKeyID, e.APIKeyName = p.Org.ID, p.Mode(), p.Key.ID, p.Key.Name
@@ -135,18 +124,19 @@ func (a *App) prepare(ctx context.Context, p *Principal, r *SendRequest, senders
 	e.MessageID = r.MessageID // D74: a submitted message keeps its own
 	e.CreatedAt = now
 	if err := p.mayUseFrom(e.From.Email, "from"); err != nil {
-		return nil, err
+		return nil, domain, err
 	}
 	if !e.Sandbox {
-		if e.DomainID, err = senders.lookup(ctx, e.From.Email); err != nil {
-			return nil, err
+		if domain, err = senders.lookup(ctx, e.From.Email); err != nil {
+			return nil, domain, err
 		}
+		e.DomainID = domain.ID
 	}
 	e.Status = carteiro.EmailQueued
 	if e.ScheduledAt != nil {
 		e.Status = carteiro.EmailScheduled
 	}
-	return e, nil
+	return e, domain, nil
 }
 
 // senderDomains answers senderDomain for the emails of one request: they
@@ -159,8 +149,8 @@ type senderDomains struct {
 }
 
 type senderAnswer struct {
-	domainID string
-	err      error
+	domain store.VerifiedDomain
+	err    error
 }
 
 func (a *App) newSenderDomains(orgID string) *senderDomains {
@@ -169,17 +159,17 @@ func (a *App) newSenderDomains(orgID string) *senderDomains {
 
 // lookup is senderDomain, remembered per address; store failures are not
 // remembered.
-func (s *senderDomains) lookup(ctx context.Context, from string) (string, error) {
+func (s *senderDomains) lookup(ctx context.Context, from string) (store.VerifiedDomain, error) {
 	key := strings.ToLower(from)
 	if ans, ok := s.seen[key]; ok {
-		return ans.domainID, ans.err
+		return ans.domain, ans.err
 	}
-	id, err := s.app.senderDomain(ctx, s.orgID, from)
+	d, err := s.app.sendingDomain(ctx, s.orgID, from)
 	var ce *carteiro.Error
 	if err == nil || errors.As(err, &ce) {
-		s.seen[key] = senderAnswer{id, err}
+		s.seen[key] = senderAnswer{d, err}
 	}
-	return id, err
+	return d, err
 }
 
 // senderDomain applies D17: from must be on a verified domain of the
@@ -187,94 +177,80 @@ func (s *senderDomains) lookup(ctx context.Context, from string) (string, error)
 // domain no other organization has registered (D59). It
 // returns the domain's id, or "" for a verified sender.
 func (a *App) senderDomain(ctx context.Context, orgID, from string) (string, error) {
+	d, err := a.sendingDomain(ctx, orgID, from)
+	return d.ID, err
+}
+
+// sendingDomain is senderDomain with the domain's warmup start, read in
+// the same statement, which the warmup quota is worked out from (D34).
+func (a *App) sendingDomain(ctx context.Context, orgID, from string) (store.VerifiedDomain, error) {
+	var none store.VerifiedDomain
 	candidates := carteiro.SenderDomainCandidates(carteiro.DomainOf(from))
-	verified, err := a.store.VerifiedDomainsNamed(ctx, orgID, candidates)
+	verified, err := a.store.VerifiedSendingDomains(ctx, orgID, candidates)
 	if err != nil {
-		return "", storeErr(err)
+		return none, storeErr(err)
 	}
 	for _, name := range candidates { // longest first: the closest domain signs
-		if id, ok := verified[name]; ok {
-			return id, nil
+		if d, ok := verified[name]; ok {
+			return d, nil
 		}
 	}
 	s, err := a.store.SenderByEmail(ctx, orgID, strings.ToLower(from))
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		return "", storeErr(err)
+		return none, storeErr(err)
 	}
 	if err == nil && s.VerifiedAt != nil && s.Active {
 		// A verified sender stops sending once another organization
 		// registers its domain (D59).
 		taken, err := a.domainOfAnotherOrganization(ctx, orgID, from)
 		if err != nil {
-			return "", err
+			return none, err
 		}
 		if !taken {
-			return "", nil
+			return none, nil
 		}
 	}
-	return "", &carteiro.Error{Code: carteiro.CodeDomainNotVerified, Details: map[string]any{"field": "from"}}
+	return none, &carteiro.Error{Code: carteiro.CodeDomainNotVerified, Details: map[string]any{"field": "from"}}
 }
 
-// acceptance gathers what one request's accepted emails write, so that a
-// batch writes each table with one multi-row statement instead of one per
-// email.
-type acceptance struct {
-	store.Acceptance
-	warmup warmupLedger
-}
-
-// decided records the warmup counts in tx and returns the rows for the
-// store to write (store.Accept).
-func (w *acceptance) decided(ctx context.Context, tx *store.Tx) (store.Acceptance, error) {
-	if err := w.warmup.flush(ctx, tx); err != nil {
-		return store.Acceptance{}, err
-	}
-	return w.Acceptance, nil
-}
-
-// admit decides one prepared email inside tx: a replay of its idempotency
-// key (D22), refused by the warmup quota (D34), or accepted, in which case
-// its rows and job join w and its idempotency record is written at once
-// (so a later item of the same batch with the same key replays it).
-func (a *App) admit(ctx context.Context, tx *store.Tx, p *Principal, e *carteiro.Email, r *SendRequest, w *acceptance) (*SendResult, error) {
-	if r.IdempotencyKey != "" {
-		prev, err := tx.Idempotency(ctx, p.Org.ID, p.Mode(), endpointSend, r.IdempotencyKey)
-		switch {
-		case err == nil && prev.CreatedAt.After(a.clock.Now().Add(-idempotencyWindow)):
-			if prev.RequestHash != r.BodyHash {
-				return nil, &carteiro.Error{Code: carteiro.CodeIdempotencyReused}
-			}
-			var res SendResult
-			if err := json.Unmarshal([]byte(prev.ResponseBody), &res); err != nil {
-				return nil, err
-			}
-			res.Replayed = true
-			return &res, nil
-		case err == nil:
-			// Older than the window: forget it and accept anew.
-			if err := tx.DeleteIdempotencyKey(ctx, p.Org.ID, endpointSend, r.IdempotencyKey); err != nil {
-				return nil, err
-			}
-		case !errors.Is(err, store.ErrNotFound):
-			return nil, err
-		}
-	}
-	if err := w.warmup.take(ctx, a, tx, e); err != nil {
-		return nil, err
-	}
+// decideAccept decides what accepting a prepared email writes: its first
+// event, the answer recorded for its idempotency key (D22) and its count
+// against the warmup quota (D34). The store checks the key and the quota
+// in the transaction (store.Accept); res is the answer when it writes.
+func (a *App) decideAccept(p *Principal, e *carteiro.Email, domain store.VerifiedDomain, r *SendRequest) (store.AcceptedEmail, *SendResult) {
 	first := carteiro.EventQueued
 	if e.Status == carteiro.EmailScheduled {
 		first = carteiro.EventScheduled
 	}
-	w.Emails = append(w.Emails, e)
-	w.Events = append(w.Events, newEvent(e.ID, first, e.CreatedAt, nil))
+	acc := store.AcceptedEmail{Email: e, Event: newEvent(e.ID, first, e.CreatedAt, nil), Warmup: a.warmupCharge(e, domain)}
 	res := &SendResult{ID: e.ID, Status: e.Status, QueuedAt: e.CreatedAt}
 	if r.IdempotencyKey != "" {
+		now := a.clock.Now()
 		body, _ := json.Marshal(res)
-		if err := tx.InsertIdempotency(ctx, &store.IdempotencyRecord{OrgID: p.Org.ID, Mode: p.Mode(), Endpoint: endpointSend, Key: r.IdempotencyKey,
-			RequestHash: r.BodyHash, ResponseStatus: 202, ResponseBody: string(body), CreatedAt: a.clock.Now()}); err != nil {
-			return nil, err
+		acc.Idempotency = &store.IdempotencyRecord{OrgID: p.Org.ID, Mode: p.Mode(), Endpoint: endpointSend, Key: r.IdempotencyKey,
+			RequestHash: r.BodyHash, ResponseStatus: 202, ResponseBody: string(body), CreatedAt: now}
+		acc.ReplaySince = now.Add(-idempotencyWindow)
+	}
+	return acc, res
+}
+
+// acceptAnswer is the answer to an accepted email once the store has
+// checked it: res when it was written, the recorded answer replayed for a
+// live idempotency key used with the same body, else the error (D22, D34).
+func acceptAnswer(acc store.AcceptedEmail, got store.AcceptResult, res *SendResult) (*SendResult, error) {
+	switch {
+	case got.Replayed != nil:
+		if got.Replayed.RequestHash != acc.Idempotency.RequestHash {
+			return nil, &carteiro.Error{Code: carteiro.CodeIdempotencyReused}
 		}
+		var prev SendResult
+		if err := json.Unmarshal([]byte(got.Replayed.ResponseBody), &prev); err != nil {
+			return nil, storeErr(fmt.Errorf("app: recorded answer of an idempotency key: %w", err))
+		}
+		prev.Replayed = true
+		return &prev, nil
+	case got.OverQuota:
+		return nil, warmupExceeded(*acc.Warmup)
 	}
 	return res, nil
 }

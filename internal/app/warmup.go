@@ -46,88 +46,70 @@ func warmupQuota(day int) int {
 	return warmupQuotas[day-1]
 }
 
-// warmupLedger counts the emails of one transaction against their
-// domains' daily quotas (D34) with three statements per domain instead of
-// three per email: the first email of a domain reads the domain and locks
-// its day's count, later ones are counted in memory, and flush writes each
-// domain's count once. A ledger belongs to one transaction (a request's
-// accepts, a broadcast step) and must be flushed in it.
+// warmupCharge is what counting e against its domain's quota takes today
+// (D34), nil when it is not counted: test-mode and sandbox emails, emails
+// without a domain, domains not in warmup and warmed domains.
+func (a *App) warmupCharge(e *carteiro.Email, domain store.VerifiedDomain) *store.WarmupCharge {
+	if !a.cfg.Warmup || e.Sandbox || e.Mode == carteiro.ModeTest || e.DomainID == "" || domain.WarmupStartedAt == nil {
+		return nil
+	}
+	now := a.clock.Now()
+	quota := warmupQuota(warmupDay(*domain.WarmupStartedAt, now))
+	if quota == 0 {
+		return nil
+	}
+	return &store.WarmupCharge{DomainID: e.DomainID, Day: utcDay(now).Format(time.DateOnly), Quota: quota}
+}
+
+// warmupExceeded is the 429 of an email past its domain's quota (D11,
+// D34): the quota, and when it resets (the next UTC midnight).
+func warmupExceeded(c store.WarmupCharge) error {
+	day, _ := time.Parse(time.DateOnly, c.Day)
+	return &carteiro.Error{Code: carteiro.CodeWarmupQuotaExceeded, Details: map[string]any{"domainId": c.DomainID, "dailyQuota": c.Quota,
+		"resetAt": day.Add(24 * time.Hour).Format(time.RFC3339)}}
+}
+
+// warmupLedger counts a broadcast step's emails against their domains'
+// quotas (store.WarmupLedger), reading each domain once, in the
+// transaction.
 type warmupLedger struct {
-	accounts map[string]*warmupAccount // by domain id
+	store.WarmupLedger
+	charges map[string]*store.WarmupCharge // by domain id
 }
 
-// warmupAccount is one domain's room for the day.
-type warmupAccount struct {
-	day          string // YYYY-MM-DD, UTC
-	quota        int    // 0: the domain is warmed (unlimited) or not in warmup
-	sent, taken  int    // counted before this transaction; counted by it
-	limitDetails map[string]any
-}
-
-// take counts e against its domain's quota; over the quota is a 429
-// (D11, D34). Test-mode and sandbox emails, emails without a domain and
-// warmed domains are not counted.
+// take counts e; over the quota is warmupExceeded.
 func (l *warmupLedger) take(ctx context.Context, a *App, tx *store.Tx, e *carteiro.Email) error {
 	if !a.cfg.Warmup || e.Sandbox || e.Mode == carteiro.ModeTest || e.DomainID == "" {
 		return nil
 	}
-	acc := l.accounts[e.DomainID]
-	if acc == nil {
-		var err error
-		if acc, err = a.openWarmupAccount(ctx, tx, e.DomainID); err != nil {
+	c, ok := l.charges[e.DomainID]
+	if !ok {
+		d, err := tx.DomainByID(ctx, e.DomainID)
+		if err != nil {
 			return err
 		}
-		if l.accounts == nil {
-			l.accounts = map[string]*warmupAccount{}
+		c = a.warmupCharge(e, store.VerifiedDomain{ID: d.ID, WarmupStartedAt: d.WarmupStartedAt})
+		if l.charges == nil {
+			l.charges = map[string]*store.WarmupCharge{}
 		}
-		l.accounts[e.DomainID] = acc
+		l.charges[e.DomainID] = c
 	}
-	if acc.quota == 0 {
+	if c == nil {
 		return nil
 	}
-	if acc.sent+acc.taken+1 > acc.quota {
-		return &carteiro.Error{Code: carteiro.CodeWarmupQuotaExceeded, Details: acc.limitDetails}
-	}
-	acc.taken++
-	return nil
-}
-
-// openWarmupAccount reads a domain's quota for today and, when it has one,
-// locks and reads the day's count.
-func (a *App) openWarmupAccount(ctx context.Context, tx *store.Tx, domainID string) (*warmupAccount, error) {
-	d, err := tx.DomainByID(ctx, domainID)
+	fits, err := l.Take(ctx, tx, *c)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	acc := &warmupAccount{}
-	if d.WarmupStartedAt == nil {
-		return acc, nil
+	if !fits {
+		return warmupExceeded(*c)
 	}
-	now := a.clock.Now()
-	acc.quota = warmupQuota(warmupDay(*d.WarmupStartedAt, now))
-	if acc.quota == 0 {
-		return acc, nil
-	}
-	acc.day = utcDay(now).Format(time.DateOnly)
-	acc.limitDetails = map[string]any{"domainId": d.ID, "dailyQuota": acc.quota, "resetAt": utcDay(now).Add(24 * time.Hour).Format(time.RFC3339)}
-	if acc.sent, err = tx.LockWarmupDay(ctx, d.ID, acc.day); err != nil {
-		return nil, err
-	}
-	return acc, nil
+	return nil
 }
 
 // flush writes what the transaction counted.
 func (l *warmupLedger) flush(ctx context.Context, tx *store.Tx) error {
-	for id, acc := range l.accounts {
-		if acc.taken == 0 {
-			continue
-		}
-		if err := tx.AddWarmup(ctx, id, acc.day, acc.taken); err != nil {
-			return err
-		}
-		acc.sent, acc.taken = acc.sent+acc.taken, 0
-	}
-	return nil
+	return l.Flush(ctx, tx)
 }
 
 // Warmup returns a domain's warmup status, or nil when warmup has not

@@ -51,7 +51,7 @@ type deliverWorker struct {
 }
 
 func (w *deliverWorker) Work(ctx context.Context, job *river.Job[app.DeliverJob]) error {
-	return w.app.DeliverEmail(ctx, job.Args.EmailID, job.Args.Broadcast, job.ScheduledAt)
+	return w.app.DeliverEmail(ctx, job.Args.EmailID, job.Args.Background, job.ScheduledAt)
 }
 
 type deliverGroupWorker struct {
@@ -72,7 +72,7 @@ func (w *deliverGroupWorker) Timeout(*river.Job[app.DeliverGroupJob]) time.Durat
 }
 
 func (w *deliverGroupWorker) Work(ctx context.Context, job *river.Job[app.DeliverGroupJob]) error {
-	return w.app.DeliverGroup(ctx, job.Args.EmailIDs, job.Args.Broadcast, job.ScheduledAt)
+	return w.app.DeliverGroup(ctx, job.Args.EmailIDs, job.Args.Background, job.ScheduledAt)
 }
 
 type senderVerificationWorker struct {

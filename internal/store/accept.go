@@ -4,17 +4,42 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/carteiro/carteiro"
 )
 
-// Acceptance is what one request accepted, as the use case decided it:
-// the emails, with their recipients and tags, and their timelines' first
-// events. Accept writes it with the delivery jobs of its emails.
-type Acceptance struct {
-	Emails []*carteiro.Email
-	Events []*carteiro.EmailEvent
+// AcceptedEmail is one email a use case decided to accept, with what the
+// store must still check for it in the transaction that writes it: the
+// checks that read rows other requests write concurrently (an idempotency
+// key, a warmup day's count) can only be answered there.
+type AcceptedEmail struct {
+	Email *carteiro.Email
+	// Event is the first event of the email's timeline.
+	Event *carteiro.EmailEvent
+	// Idempotency, when the request carried a key, is the answer to
+	// record for it (D22). A record of the same key created after
+	// ReplaySince is answered instead (AcceptResult.Replayed) and the
+	// email is not written; an older one is forgotten.
+	Idempotency *IdempotencyRecord
+	ReplaySince time.Time
+	// Warmup, when not nil, counts the email against its domain's daily
+	// quota (D34); past the quota it is not written (AcceptResult.OverQuota).
+	Warmup *WarmupCharge
 }
+
+// AcceptResult is what Accept did with one AcceptedEmail: written when
+// neither field is set.
+type AcceptResult struct {
+	// Replayed is the live record of the email's idempotency key: the
+	// use case answers with it (or refuses a different request, D22).
+	Replayed *IdempotencyRecord
+	// OverQuota: its domain's warmup quota for the day is used up.
+	OverQuota bool
+}
+
+// Written says whether the email was written.
+func (r AcceptResult) Written() bool { return r.Replayed == nil && !r.OverQuota }
 
 // DeliveryJobs inserts the delivery jobs of accepted emails in tx, so a job
 // exists exactly when its email was committed (D2). It is handed every
@@ -42,18 +67,19 @@ const (
 	AcceptBatch
 )
 
-// Accept runs decide in a transaction and writes the Acceptance it returns
-// with the emails' delivery jobs (jobs). decide makes the request's own
-// reads and writes (idempotency records, warmup counts) in tx; what it
-// returns is added to the transaction's accepted rows only once it
-// returned without error, so its failure undoes all of its work even in a
-// shared transaction. decide may run twice and must not depend on what an
-// earlier run changed in memory: a shared transaction that must be run
-// again, or a conflict (ErrConflict, such as an idempotency key a
-// concurrent request committed first), runs it again in a transaction of
-// its own, where it sees what the other committed (D22).
-func (s *Store) Accept(ctx context.Context, kind AcceptKind, jobs DeliveryJobs, decide func(tx *Tx) (Acceptance, error)) error {
-	work := acceptWork(jobs, decide)
+// Accept writes one request's accepted emails, in order, with their first
+// events, idempotency records, warmup counts and delivery jobs (jobs), and
+// says for each what it did. Checks the use case cannot make before the
+// transaction are store rules made here, in it: a key recorded by an
+// earlier email (of this request or a committed one) replays it, and a
+// domain's day is counted under its lock (WarmupLedger). A request none of
+// whose emails is written leaves nothing behind. When a concurrent request
+// committed the same idempotency key first (ErrConflict), the request runs
+// again in a transaction of its own, where it sees the other's record and
+// replays it (D22).
+func (s *Store) Accept(ctx context.Context, kind AcceptKind, jobs DeliveryJobs, emails []AcceptedEmail) ([]AcceptResult, error) {
+	var results []AcceptResult
+	work := acceptWork(ctx, jobs, emails, &results)
 	var err error
 	if kind == AcceptOne {
 		err = s.inShared(ctx, work)
@@ -63,22 +89,86 @@ func (s *Store) Accept(ctx context.Context, kind AcceptKind, jobs DeliveryJobs, 
 	if errors.Is(err, ErrConflict) {
 		err = s.InTx(ctx, work)
 	}
-	return err
+	if errors.Is(err, errNothingWritten) {
+		err = nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return results, nil
 }
 
-// acceptWork is one caller's work in Accept's transaction. The rows join
-// the transaction's accepted rows as the caller's last step, once nothing
-// else of its work can fail: its savepoint's rollback would not take them
-// back (Tx.sharedWrites).
-func acceptWork(jobs DeliveryJobs, decide func(tx *Tx) (Acceptance, error)) func(tx *Tx) error {
+// errNothingWritten ends the work of a request none of whose emails was
+// written, so that its savepoint (or transaction) takes back the rows its
+// checks touched (an expired key, a warmup day's row).
+var errNothingWritten = errors.New("store: no accepted email written")
+
+// acceptWork is one request's work in Accept's transaction. It may run
+// twice (a shared transaction run again, a conflict), so it starts afresh
+// each time. The rows join the transaction's accepted rows as its last
+// step, once nothing else of its work can fail: its savepoint's rollback
+// would not take them back (Tx.sharedWrites).
+func acceptWork(ctx context.Context, jobs DeliveryJobs, emails []AcceptedEmail, results *[]AcceptResult) func(tx *Tx) error {
 	return func(tx *Tx) error {
-		acc, err := decide(tx)
-		if err != nil {
+		*results = make([]AcceptResult, len(emails))
+		var warmup WarmupLedger
+		var written []AcceptedEmail
+		for i, a := range emails {
+			res, err := acceptOne(ctx, tx, &warmup, a)
+			if err != nil {
+				return err
+			}
+			(*results)[i] = res
+			if res.Written() {
+				written = append(written, a)
+			}
+		}
+		if len(written) == 0 {
+			return errNothingWritten
+		}
+		if err := warmup.Flush(ctx, tx); err != nil {
 			return err
 		}
-		tx.acceptedRows(jobs).add(acc)
+		tx.acceptedRows(jobs).add(written)
 		return nil
 	}
+}
+
+// acceptOne makes the store's checks for one email and writes its
+// idempotency record; its email and event rows are left to the commit.
+func acceptOne(ctx context.Context, tx *Tx, warmup *WarmupLedger, a AcceptedEmail) (AcceptResult, error) {
+	expired := false
+	if r := a.Idempotency; r != nil {
+		prev, err := tx.Idempotency(ctx, r.OrgID, r.Mode, r.Endpoint, r.Key)
+		switch {
+		case err == nil && prev.CreatedAt.After(a.ReplaySince):
+			return AcceptResult{Replayed: prev}, nil
+		case err == nil:
+			expired = true
+		case !errors.Is(err, ErrNotFound):
+			return AcceptResult{}, err
+		}
+	}
+	if a.Warmup != nil {
+		ok, err := warmup.Take(ctx, tx, *a.Warmup)
+		if err != nil {
+			return AcceptResult{}, err
+		}
+		if !ok {
+			return AcceptResult{OverQuota: true}, nil
+		}
+	}
+	if r := a.Idempotency; r != nil {
+		if expired {
+			if err := tx.DeleteIdempotencyKey(ctx, r.OrgID, r.Endpoint, r.Key); err != nil {
+				return AcceptResult{}, err
+			}
+		}
+		if err := tx.InsertIdempotency(ctx, r); err != nil {
+			return AcceptResult{}, err
+		}
+	}
+	return AcceptResult{}, nil
 }
 
 // acceptedRowsKey names a transaction's acceptedRows (Tx.sharedWrites).
@@ -96,9 +186,11 @@ func (t *Tx) acceptedRows(jobs DeliveryJobs) *acceptedRows {
 	return t.sharedWrites(acceptedRowsKey{}, func() flusher { return &acceptedRows{jobs: jobs} }).(*acceptedRows)
 }
 
-func (r *acceptedRows) add(a Acceptance) {
-	r.emails = append(r.emails, a.Emails...)
-	r.events = append(r.events, a.Events...)
+func (r *acceptedRows) add(written []AcceptedEmail) {
+	for _, a := range written {
+		r.emails = append(r.emails, a.Email)
+		r.events = append(r.events, a.Event)
+	}
 }
 
 // Flush writes the emails, their events and their jobs (flusher).

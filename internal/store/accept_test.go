@@ -35,71 +35,93 @@ func acceptedEmail(orgID string, scheduled *time.Time) (*carteiro.Email, *cartei
 	return e, &carteiro.EmailEvent{ID: uuid.NewString(), EmailID: e.ID, Type: carteiro.EventQueued, Timestamp: baseTime}
 }
 
-// TestAcceptWritesOnlyWhatWasDecided runs accepts as the callers of one
-// shared transaction: the emails of those whose decision succeeded are
-// written and handed to delivery together, once; a caller whose decision
-// failed after building its rows leaves neither its rows nor its own
-// writes behind.
+// TestAcceptWritesOnlyWhatWasDecided runs accepts as the requests of one
+// shared transaction: the emails that pass the store's checks are written
+// and handed to delivery together, once; a request whose key is live is
+// answered with its record (D22) and one past its domain's warmup quota
+// (D34) is refused, and neither leaves anything behind.
 func TestAcceptWritesOnlyWhatWasDecided(t *testing.T) {
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		st := openStore(t, b)
 		ctx := testContext(t)
 		org := createOrg(t, st, "Accept")
 		later := baseTime.Add(time.Hour)
-		jobs := &deliveryRecorder{}
-		boom := errors.New("boom")
-		emails := map[string]*carteiro.Email{}
-		decide := func(key string, scheduled *time.Time, fail error) func(tx *store.Tx) (store.Acceptance, error) {
+		day := baseTime.Format(time.DateOnly)
+		charge := &store.WarmupCharge{DomainID: "dom-accept", Day: day, Quota: 2}
+		key := func(k string) *store.IdempotencyRecord {
+			return &store.IdempotencyRecord{OrgID: org.ID, Mode: carteiro.ModeLive, Endpoint: "POST /emails", Key: k,
+				RequestHash: "h-" + k, ResponseStatus: 202, ResponseBody: `{"id":"` + k + `"}`, CreatedAt: baseTime}
+		}
+		accepted := func(scheduled *time.Time, idem *store.IdempotencyRecord) store.AcceptedEmail {
 			e, ev := acceptedEmail(org.ID, scheduled)
-			emails[key] = e
-			return func(tx *store.Tx) (store.Acceptance, error) {
-				if _, err := tx.SettingOrInit(ctx, "accept-"+key, "v"); err != nil {
-					return store.Acceptance{}, err
-				}
-				return store.Acceptance{Emails: []*carteiro.Email{e}, Events: []*carteiro.EmailEvent{ev}}, fail
-			}
+			return store.AcceptedEmail{Email: e, Event: ev, Idempotency: idem, ReplaySince: baseTime.Add(-time.Hour), Warmup: charge}
 		}
-		errs, alone := st.SharedRun(ctx,
-			store.AcceptWork(jobs, decide("now", nil, nil)),
-			store.AcceptWork(jobs, decide("failed", nil, boom)),
-			store.AcceptWork(jobs, decide("scheduled", &later, nil)))
-		testserver.Must(t, errs[0] == nil && errors.Is(errs[1], boom) && errs[2] == nil, "errors %v", errs)
-		testserver.Must(t, !slices.Contains(alone, true), "a caller ran alone: %v", alone)
-		want := [][]string{{emails["now"].ID, emails["scheduled"].ID}}
+		// Before: one email counted for the day, and a live key.
+		earlier := accepted(nil, key("k-live"))
+		res, err := st.Accept(ctx, store.AcceptOne, &deliveryRecorder{}, []store.AcceptedEmail{earlier})
+		testserver.Must(t, err == nil && res[0].Written(), "earlier accept: %v %+v", err, res)
+
+		jobs := &deliveryRecorder{}
+		now, replay := accepted(nil, key("k-now")), accepted(nil, key("k-live"))
+		overQuota, scheduled := accepted(nil, key("k-over")), accepted(&later, nil)
+		scheduled.Warmup = nil
+		reqs := [][]store.AcceptedEmail{{now}, {replay}, {overQuota}, {scheduled}}
+		results := make([][]store.AcceptResult, len(reqs))
+		works := make([]func(tx *store.Tx) error, len(reqs))
+		for i := range reqs {
+			works[i] = store.AcceptWork(ctx, jobs, reqs[i], &results[i])
+		}
+		errs, alone := st.SharedRun(ctx, works...)
+		testserver.Must(t, errs[0] == nil && errs[3] == nil && errors.Is(errs[1], store.ErrNothingWritten) && errors.Is(errs[2], store.ErrNothingWritten),
+			"errors %v", errs)
+		testserver.Must(t, !slices.Contains(alone, true), "a request ran alone: %v", alone)
+		testserver.Must(t, results[0][0].Written() && results[3][0].Written(), "written: %+v %+v", results[0], results[3])
+		testserver.Must(t, results[1][0].Replayed != nil && results[1][0].Replayed.ResponseBody == `{"id":"k-live"}`, "replay: %+v", results[1])
+		testserver.Must(t, results[2][0].OverQuota, "over quota: %+v", results[2])
+
+		want := [][]string{{now.Email.ID, scheduled.Email.ID}}
 		testserver.Must(t, fmt.Sprint(jobs.calls) == fmt.Sprint(want), "delivery jobs for %v, want %v", jobs.calls, want)
-		for key, wantStored := range map[string]bool{"now": true, "failed": false, "scheduled": true} {
-			_, err := st.Email(ctx, org.ID, carteiro.ModeLive, emails[key].ID)
-			testserver.Must(t, (err == nil) == wantStored, "email %s stored: %v, want %v", key, err, wantStored)
-			evs, err := st.EmailEvents(ctx, emails[key].ID)
-			testserver.Must(t, err == nil && (len(evs) == 1) == wantStored, "email %s events %v %v", key, evs, err)
-			_, err = st.Setting(ctx, "accept-"+key)
-			testserver.Must(t, (err == nil) == wantStored, "setting of %s: %v, want stored %v", key, err, wantStored)
+		for name, c := range map[string]struct {
+			a      store.AcceptedEmail
+			stored bool
+		}{"now": {now, true}, "replay": {replay, false}, "over quota": {overQuota, false}, "scheduled": {scheduled, true}} {
+			_, err := st.Email(ctx, org.ID, carteiro.ModeLive, c.a.Email.ID)
+			testserver.Must(t, (err == nil) == c.stored, "email %s stored: %v, want %v", name, err, c.stored)
+			evs, err := st.EmailEvents(ctx, c.a.Email.ID)
+			testserver.Must(t, err == nil && (len(evs) == 1) == c.stored, "email %s events %v %v", name, evs, err)
 		}
+		_, err = st.Idempotency(ctx, org.ID, carteiro.ModeLive, "POST /emails", "k-over")
+		testserver.Must(t, errors.Is(err, store.ErrNotFound), "the refused email's key was recorded: %v", err)
+		sent, err := st.WarmupSent(ctx, "dom-accept", day)
+		testserver.Must(t, err == nil && sent == 2, "warmup count %d %v, want 2 (quota)", sent, err)
 	})
 }
 
-// TestAcceptDecidesAgainAfterAConflict: a decision that meets a conflict
-// (an idempotency key a concurrent request committed first) runs again in
-// a transaction of its own, where it can see the other's rows (D22).
-func TestAcceptDecidesAgainAfterAConflict(t *testing.T) {
+// TestAcceptForgetsAnExpiredKey: a key recorded before ReplaySince is
+// forgotten and the email accepted anew with the new answer recorded; a
+// live one is replayed with the first answer (D22).
+func TestAcceptForgetsAnExpiredKey(t *testing.T) {
 	testserver.ForEachBackend(t, func(t *testing.T, b testserver.Backend) {
 		st := openStore(t, b)
 		ctx := testContext(t)
-		org := createOrg(t, st, "Conflict")
-		for _, kind := range []store.AcceptKind{store.AcceptOne, store.AcceptBatch} {
-			jobs := &deliveryRecorder{}
+		org := createOrg(t, st, "Expired")
+		accept := func(body string, since time.Time) (store.AcceptResult, *carteiro.Email) {
 			e, ev := acceptedEmail(org.ID, nil)
-			runs := 0
-			err := st.Accept(ctx, kind, jobs, func(tx *store.Tx) (store.Acceptance, error) {
-				if runs++; runs == 1 {
-					return store.Acceptance{}, fmt.Errorf("insert idempotency record: %w", store.ErrConflict)
-				}
-				return store.Acceptance{Emails: []*carteiro.Email{e}, Events: []*carteiro.EmailEvent{ev}}, nil
-			})
-			testserver.Must(t, err == nil && runs == 2, "kind %d: err %v after %d runs", kind, err, runs)
-			testserver.Must(t, fmt.Sprint(jobs.calls) == fmt.Sprint([][]string{{e.ID}}), "kind %d: delivery jobs %v", kind, jobs.calls)
-			_, err = st.Email(ctx, org.ID, carteiro.ModeLive, e.ID)
-			testserver.Must(t, err == nil, "kind %d: email not stored: %v", kind, err)
+			rec := &store.IdempotencyRecord{OrgID: org.ID, Mode: carteiro.ModeLive, Endpoint: "POST /emails", Key: "k",
+				RequestHash: "h", ResponseStatus: 202, ResponseBody: body, CreatedAt: baseTime}
+			res, err := st.Accept(ctx, store.AcceptBatch, &deliveryRecorder{}, []store.AcceptedEmail{{Email: e, Event: ev, Idempotency: rec, ReplaySince: since}})
+			testserver.Must(t, err == nil, "accept: %v", err)
+			return res[0], e
 		}
+		first, _ := accept("first", baseTime.Add(-time.Hour))
+		testserver.Must(t, first.Written(), "first: %+v", first)
+		again, _ := accept("again", baseTime.Add(-time.Hour))
+		testserver.Must(t, again.Replayed != nil && again.Replayed.ResponseBody == "first", "live key: %+v", again)
+		anew, e := accept("anew", baseTime)
+		testserver.Must(t, anew.Written(), "expired key: %+v", anew)
+		_, err := st.Email(ctx, org.ID, carteiro.ModeLive, e.ID)
+		testserver.Must(t, err == nil, "email accepted anew not stored: %v", err)
+		rec, err := st.Idempotency(ctx, org.ID, carteiro.ModeLive, "POST /emails", "k")
+		testserver.Must(t, err == nil && rec.ResponseBody == "anew", "record %+v %v, want the new answer", rec, err)
 	})
 }

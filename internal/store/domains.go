@@ -86,19 +86,42 @@ func (q *Queries) DomainByID(ctx context.Context, id string) (*carteiro.Domain, 
 	return d, nil
 }
 
+// VerifiedDomain is a live, verified domain as the sending domain's
+// look-up needs it.
+type VerifiedDomain struct {
+	ID              string
+	WarmupStartedAt *time.Time // nil: not in warmup (D34)
+}
+
 // VerifiedDomainsNamed returns the ids of the organization's live,
-// verified domains whose names are among names, by name: the sending
-// domain's look-up, which reads only the rows it may use. On PostgreSQL
-// concurrent callers share one statement (readbatch.go).
+// verified domains whose names are among names, by name
+// (VerifiedSendingDomains).
 func (s *Store) VerifiedDomainsNamed(ctx context.Context, orgID string, names []string) (map[string]string, error) {
+	found, err := s.VerifiedSendingDomains(ctx, orgID, names)
+	if err != nil {
+		return nil, err
+	}
+	ids := make(map[string]string, len(found))
+	for name, d := range found {
+		ids[name] = d.ID
+	}
+	return ids, nil
+}
+
+// VerifiedSendingDomains returns the organization's live, verified
+// domains whose names are among names, by name: the sending domain's
+// look-up, which reads only the rows it may use, with the warmup start its
+// quota is worked out from. On PostgreSQL concurrent callers share one
+// statement (readbatch.go).
+func (s *Store) VerifiedSendingDomains(ctx context.Context, orgID string, names []string) (map[string]VerifiedDomain, error) {
 	if len(names) == 0 {
-		return map[string]string{}, nil
+		return map[string]VerifiedDomain{}, nil
 	}
 	keys := make([]orgDomainName, len(names))
 	for i, n := range names {
 		keys[i] = orgDomainName{orgID, n}
 	}
-	var found map[orgDomainName]string
+	var found map[orgDomainName]VerifiedDomain
 	var err error
 	if s.domainReads != nil {
 		found, err = s.domainReads.get(ctx, keys)
@@ -108,9 +131,9 @@ func (s *Store) VerifiedDomainsNamed(ctx context.Context, orgID string, names []
 	if err != nil {
 		return nil, err
 	}
-	byName := make(map[string]string, len(found))
-	for k, id := range found {
-		byName[k.name] = id
+	byName := make(map[string]VerifiedDomain, len(found))
+	for k, d := range found {
+		byName[k.name] = d
 	}
 	return byName, nil
 }
@@ -122,8 +145,8 @@ type orgDomainName struct{ org, name string }
 // reads the names of every organization asked for and keeps the pairs
 // asked for: one statement for any mix of organizations, at the cost of a
 // few rows a batch of callers did not ask for.
-func (q *Queries) verifiedDomains(ctx context.Context, keys []orgDomainName) (map[orgDomainName]string, error) {
-	found := map[orgDomainName]string{}
+func (q *Queries) verifiedDomains(ctx context.Context, keys []orgDomainName) (map[orgDomainName]VerifiedDomain, error) {
+	found := map[orgDomainName]VerifiedDomain{}
 	if len(keys) == 0 {
 		return found, nil
 	}
@@ -143,7 +166,7 @@ func (q *Queries) verifiedDomains(ctx context.Context, keys []orgDomainName) (ma
 	}
 	args := append([]any{string(carteiro.DomainVerified)}, orgs...)
 	args = append(args, names...)
-	rs, err := q.query(ctx, `SELECT id, org_id, name FROM domains WHERE deleted_at IS NULL AND status = ?
+	rs, err := q.query(ctx, `SELECT id, org_id, name, warmup_started_at FROM domains WHERE deleted_at IS NULL AND status = ?
 		AND org_id IN (`+placeholders(len(orgs))+`) AND name IN (`+placeholders(len(names))+`)`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: verified domains: %w", classify(err))
@@ -152,11 +175,12 @@ func (q *Queries) verifiedDomains(ctx context.Context, keys []orgDomainName) (ma
 	for rs.Next() {
 		var id string
 		var k orgDomainName
-		if err := rs.Scan(&id, &k.org, &k.name); err != nil {
+		var warmup *int64
+		if err := rs.Scan(&id, &k.org, &k.name, &warmup); err != nil {
 			return nil, fmt.Errorf("store: verified domains: %w", classify(err))
 		}
 		if wanted[k] {
-			found[k] = id
+			found[k] = VerifiedDomain{ID: id, WarmupStartedAt: fromMicrosPtr(warmup)}
 		}
 	}
 	if err := rs.Err(); err != nil {

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"strings"
 )
 
 // SharedRun runs fns as the callers of one shared transaction, in this
@@ -32,43 +31,29 @@ func (s *Store) SharedRun(ctx context.Context, fns ...func(tx *Tx) error) (errs 
 // its indexes, and the test asks what it can search by.
 func (s *Store) ExplainEmailsByMessageID(ctx context.Context, orgID string, messageIDs []string) (string, error) {
 	args := append([]any{orgID}, anys(messageIDs)...)
-	var lines []string
+	var plan string
 	err := s.InTx(ctx, func(tx *Tx) error {
-		prefix := "EXPLAIN QUERY PLAN "
 		if s.dialect == Postgres {
-			prefix = "EXPLAIN "
 			if _, err := tx.exec(ctx, `SET LOCAL enable_seqscan = off`); err != nil {
 				return err
 			}
 		}
-		rs, err := tx.query(ctx, prefix+byMessageIDQuery(len(messageIDs)), args...)
-		if err != nil {
-			return err
-		}
-		defer rs.Close()
-		for rs.Next() {
-			var line string
-			if s.dialect == Postgres {
-				err = rs.Scan(&line)
-			} else {
-				var id, parent, unused int
-				err = rs.Scan(&id, &parent, &unused, &line)
-			}
-			if err != nil {
-				return err
-			}
-			lines = append(lines, line)
-		}
-		return rs.Err()
+		var err error
+		plan, err = tx.explain(ctx, byMessageIDQuery(len(messageIDs)), args)
+		return err
 	})
-	return strings.Join(lines, "\n"), err
+	return plan, err
 }
 
 // AcceptWork is one caller's work in Accept's shared transaction, for
 // SharedRun.
-func AcceptWork(jobs DeliveryJobs, decide func(tx *Tx) (Acceptance, error)) func(tx *Tx) error {
-	return acceptWork(jobs, decide)
+func AcceptWork(ctx context.Context, jobs DeliveryJobs, emails []AcceptedEmail, results *[]AcceptResult) func(tx *Tx) error {
+	return acceptWork(ctx, jobs, emails, results)
 }
+
+// ErrNothingWritten ends the work of a request none of whose emails was
+// written (Accept answers it with the results).
+var ErrNothingWritten = errNothingWritten
 
 // OutcomeWork is one caller's work in RecordOutcome's shared transaction,
 // for SharedRun.

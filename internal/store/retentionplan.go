@@ -37,12 +37,14 @@ func (s *Store) ExplainPurge(ctx context.Context, orgID string, mode carteiro.Mo
 	return out, nil
 }
 
-func (s *Store) explain(ctx context.Context, query string, args []any) (string, error) {
+// explain is the database's plan for query, one line per step (in a
+// transaction too, where a test may have changed the planner's settings).
+func (q *Queries) explain(ctx context.Context, query string, args []any) (string, error) {
 	prefix := "EXPLAIN QUERY PLAN "
-	if s.dialect == Postgres {
+	if q.dialect == Postgres {
 		prefix = "EXPLAIN "
 	}
-	rs, err := s.query(ctx, prefix+query, args...)
+	rs, err := q.query(ctx, prefix+query, args...)
 	if err != nil {
 		return "", err
 	}
@@ -50,7 +52,7 @@ func (s *Store) explain(ctx context.Context, query string, args []any) (string, 
 	var lines []string
 	for rs.Next() {
 		var line string
-		if s.dialect == Postgres {
+		if q.dialect == Postgres {
 			err = rs.Scan(&line)
 		} else {
 			var id, parent, unused int

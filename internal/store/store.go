@@ -43,7 +43,7 @@ type Store struct {
 	// keyReads and domainReads coalesce the look-ups of every accept
 	// (PostgreSQL only; see readbatch.go).
 	keyReads    *readBatcher[string, keyAndOrg]
-	domainReads *readBatcher[orgDomainName, string]
+	domainReads *readBatcher[orgDomainName, VerifiedDomain]
 	// gate orders suppressions against deliveries (SQLite only; see gate.go).
 	gate *localGate
 	// settled keeps the statistics of settled days (statscache.go).
