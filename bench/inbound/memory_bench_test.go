@@ -3,7 +3,9 @@ package inbound
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,6 +24,11 @@ import (
 // count all three; what matters is whether they grow with the messages.
 //
 // Run: go test -run '^$' -bench ReceiveMemory -benchtime 100000x -timeout 2h ./bench/inbound/
+//
+// With BENCH_HEAP_PROFILES=<dir> it also writes the heap profile of the
+// running process at each tenth (<dir>/heap-<messages>.pprof), so that
+// `go tool pprof -base` shows what grew between two of them while the
+// server was running (a -memprofile is taken once it has stopped).
 func BenchmarkReceiveMemory(b *testing.B) {
 	receiveWith(b, true, true)
 }
@@ -69,6 +76,7 @@ func startMemorySampler(total int64, done *atomic.Int64, every time.Duration) *m
 			m := s.read(n)
 			if n*10 >= next*total && next <= 10 {
 				s.samples = append(s.samples, m)
+				s.writeHeapProfile(n)
 				for n*10 >= next*total {
 					next++
 				}
@@ -76,6 +84,25 @@ func startMemorySampler(total int64, done *atomic.Int64, every time.Duration) *m
 		}
 	})
 	return s
+}
+
+// writeHeapProfile writes the heap profile at done messages into
+// BENCH_HEAP_PROFILES, when that is set.
+func (s *memorySampler) writeHeapProfile(done int64) {
+	dir := os.Getenv("BENCH_HEAP_PROFILES")
+	if dir == "" {
+		return
+	}
+	f, err := os.Create(filepath.Join(dir, fmt.Sprintf("heap-%d.pprof", done)))
+	if err == nil {
+		err = pprof.Lookup("heap").WriteTo(f, 0)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil && s.firstErr == nil {
+		s.firstErr = err
+	}
 }
 
 // read takes one sample; ReadMemStats stops the world for well under a

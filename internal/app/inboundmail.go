@@ -24,15 +24,35 @@ const EventReceived = "email.received"
 // on (D75). A store that cannot answer counts as yes: the message is then
 // refused with a 451 at DATA, when storing it fails too, and the sender
 // retries; a 550 would lose it for good.
+//
+// The domain found is kept for the DATA of the same SMTP transaction
+// (inbound.Memo), which then does not look it up again: a domain whose
+// inbound is turned off in the seconds between RCPT and DATA still gets
+// that one message, as it would have, had DATA come sooner.
 func (a *App) receivesFor(ctx context.Context, domain string) bool {
-	_, err := a.store.InboundDomain(ctx, domain)
+	d, err := a.store.InboundDomain(ctx, domain)
 	if errors.Is(err, store.ErrNotFound) {
 		return false
 	}
 	if err != nil {
 		a.logger.WarnContext(ctx, "inbound: domain lookup failed; accepting until DATA", "domain", domain, "err", err)
+		return true
 	}
+	inbound.MemoFrom(ctx).Remember(inboundDomainKey(domain), d)
 	return true
+}
+
+// inboundDomainKey is the inbound.Memo key of a receiving domain's lookup
+// at RCPT.
+type inboundDomainKey string
+
+// inboundDomain is the receiving domain of name: the one RCPT found in
+// this SMTP transaction, else the store's.
+func (a *App) inboundDomain(ctx context.Context, name string) (*carteiro.Domain, error) {
+	if d, ok := inbound.MemoFrom(ctx).Recall(inboundDomainKey(name)); ok {
+		return d.(*carteiro.Domain), nil
+	}
+	return a.store.InboundDomain(ctx, name)
 }
 
 // receivedGroup is the part of a message that goes to one organization:
@@ -45,7 +65,8 @@ type receivedGroup struct {
 // ReceiveInbound stores a message received for inbound domains (D75): once
 // per organization its recipients belong to, with the SPF, DKIM and DMARC
 // results and the parsed parts, and, in the same transaction, one
-// email.received delivery (and job) per subscribed webhook. It returns
+// email.received delivery (and job) per subscribed webhook; the jobs of
+// all the messages sharing a commit go in with one statement. It returns
 // only once all of that is committed, so the listener's 250 means stored;
 // any error makes it answer 451 and nothing is kept.
 func (a *App) ReceiveInbound(ctx context.Context, from string, rcpts []string, raw []byte) error {
@@ -54,8 +75,9 @@ func (a *App) ReceiveInbound(ctx context.Context, from string, rcpts []string, r
 		return err
 	}
 	if len(groups) == 0 {
-		// Inbound was turned off between RCPT and DATA: nobody to give
-		// the message to, and the sender has nothing to fix.
+		// Inbound was turned off after RCPT (or no RCPT of this
+		// transaction found the domain): nobody to give the message to,
+		// and the sender has nothing to fix.
 		a.logger.InfoContext(ctx, "inbound: no receiving domain left; dropped", "rcpts", rcpts)
 		return nil
 	}
@@ -84,7 +106,8 @@ func (a *App) ReceiveInbound(ctx context.Context, from string, rcpts []string, r
 		}
 	}
 	now := a.clock.Now()
-	return storeErr(a.store.RecordReceived(ctx, func(tx *store.Tx) error {
+	return storeErr(a.store.RecordReceived(ctx, webhookJobs{queue: a.queue}, func(tx *store.Tx) ([]string, error) {
+		var jobs []string
 		for i, g := range groups {
 			e := &carteiro.InboundEmail{
 				ID: uuid.Must(uuid.NewV7()).String(), OrgID: g.domain.OrgID, DomainID: g.domain.ID,
@@ -94,13 +117,15 @@ func (a *App) ReceiveInbound(ctx context.Context, from string, rcpts []string, r
 				InReplyToEmailID: replied[i], Message: msg, Size: int64(len(raw)), ReceivedAt: now,
 			}
 			if err := tx.InsertInboundEmail(ctx, e, raw); err != nil {
-				return err
+				return nil, err
 			}
-			if err := a.raiseReceived(ctx, tx, e); err != nil {
-				return err
+			ids, err := a.raiseReceived(ctx, tx, e)
+			if err != nil {
+				return nil, err
 			}
+			jobs = append(jobs, ids...)
 		}
-		return nil
+		return jobs, nil
 	}))
 }
 
@@ -114,7 +139,7 @@ func (a *App) receivedGroups(ctx context.Context, rcpts []string) ([]*receivedGr
 			groups[i].rcpts = append(groups[i].rcpts, r)
 			continue
 		}
-		d, err := a.store.InboundDomain(ctx, name)
+		d, err := a.inboundDomain(ctx, name)
 		if errors.Is(err, store.ErrNotFound) {
 			continue
 		}

@@ -17,13 +17,16 @@ import (
 // maxWebhookBody is where text and html are cut in email.received (D75).
 const maxWebhookBody = 256 << 10
 
-// raiseReceived creates, in tx, one email.received delivery (and its job)
-// per webhook of the organization subscribed to it, as recordEvents does
-// for the events of sent email (D47, D50).
-func (a *App) raiseReceived(ctx context.Context, tx *store.Tx, e *carteiro.InboundEmail) error {
+// raiseReceived creates, in tx, one email.received delivery per webhook
+// of the organization subscribed to it, as recordEvents does for the
+// events of sent email (D47, D50), and returns those that get a job now:
+// the active webhooks' (a paused one's wait for it, D50). The caller hands
+// them to store.RecordReceived, which inserts the jobs of every message of
+// the shared commit with one statement.
+func (a *App) raiseReceived(ctx context.Context, tx *store.Tx, e *carteiro.InboundEmail) ([]string, error) {
 	hooks, err := tx.ListWebhooks(ctx, e.OrgID, "")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// The event's id is the message's: a message raises one email.received,
 	// and DELETE /inbound-emails/:id finds the deliveries that carry it by
@@ -31,29 +34,42 @@ func (a *App) raiseReceived(ctx context.Context, tx *store.Tx, e *carteiro.Inbou
 	eventID := e.ID
 	var payload []byte
 	var deliveries []*carteiro.WebhookDelivery
-	var jobs []Job
+	var jobs []string
 	for _, h := range hooks {
 		if h.Status == carteiro.WebhookDisabled || !slices.Contains(h.Events, EventReceived) {
 			continue
 		}
 		if payload == nil {
 			if payload, err = receivedPayload(eventID, e); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		d := a.newDelivery(h, eventID, EventReceived, payload)
 		deliveries = append(deliveries, d)
 		if h.Status == carteiro.WebhookActive {
-			jobs = append(jobs, WebhookDeliveryJob{DeliveryID: d.ID})
+			jobs = append(jobs, d.ID)
 		}
 	}
 	if len(deliveries) == 0 {
-		return nil
+		return nil, nil
 	}
 	if err := tx.InsertDeliveries(ctx, deliveries); err != nil {
-		return err
+		return nil, err
 	}
-	return a.queue.EnqueueManyTx(ctx, tx, jobs, JobOpts{Queue: WebhookQueue})
+	return jobs, nil
+}
+
+// webhookJobs inserts webhook delivery jobs through the queue
+// (store.WebhookJobs).
+type webhookJobs struct{ queue Enqueuer }
+
+// InsertWebhookJobs inserts one job per delivery, with one statement.
+func (w webhookJobs) InsertWebhookJobs(ctx context.Context, tx *store.Tx, deliveryIDs []string) error {
+	jobs := make([]Job, len(deliveryIDs))
+	for i, id := range deliveryIDs {
+		jobs[i] = WebhookDeliveryJob{DeliveryID: id}
+	}
+	return w.queue.EnqueueManyTx(ctx, tx, jobs, JobOpts{Queue: WebhookQueue})
 }
 
 // receivedAttachment is an attachment as email.received and the API show it.

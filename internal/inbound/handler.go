@@ -5,7 +5,9 @@ import "context"
 // Handler decides which recipient domains the listener serves and takes
 // the messages it accepts. Both methods are called concurrently, one call
 // per SMTP session at a time, with a context that is cancelled when the
-// Server closes.
+// Server closes. The calls of one SMTP transaction (its RCPTs and its
+// DATA) share a Memo (MemoFrom), where the handler may keep what RCPT
+// learned for DATA.
 type Handler interface {
 	// AcceptsDomain reports whether mail for this recipient domain is ours:
 	// the bounce host, or "bounces.<a registered domain>". Called at RCPT

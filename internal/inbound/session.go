@@ -26,6 +26,9 @@ type session struct {
 	started    bool
 	from       string
 	recipients []string
+	// memo is the handler's memory of this transaction (Memo), new at
+	// every MAIL.
+	memo *Memo
 }
 
 // newSession starts the state of a connection (go-smtp calls it at the
@@ -61,7 +64,7 @@ func (ss *session) Mail(from string, opts *smtp.MailOptions) error {
 		ss.refuse("MAIL", errRateLimited, "from", from)
 		return errRateLimited
 	}
-	ss.started, ss.from = true, from
+	ss.started, ss.from, ss.memo = true, from, &Memo{}
 	return nil
 }
 
@@ -88,7 +91,7 @@ func (ss *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 	if !ss.srv.calls.enter() {
 		return errShuttingDown
 	}
-	ours := ss.srv.handler.AcceptsDomain(ss.srv.ctx, rcpt.Domain)
+	ours := ss.srv.handler.AcceptsDomain(withMemo(ss.srv.ctx, ss.memo), rcpt.Domain)
 	ss.srv.calls.leave()
 	if !ours {
 		ss.refuse("RCPT", errNotOurDomain, "to", to)
@@ -122,7 +125,7 @@ func (ss *session) Data(r io.Reader) error {
 		return errShuttingDown
 	}
 	_, tlsOn := ss.conn.TLSConnectionState()
-	ctx := withPeer(ss.srv.ctx, Peer{IP: ss.client, Helo: ss.conn.Hostname(), TLS: tlsOn})
+	ctx := withPeer(withMemo(ss.srv.ctx, ss.memo), Peer{IP: ss.client, Helo: ss.conn.Hostname(), TLS: tlsOn})
 	err = ss.srv.handler.Deliver(ctx, ss.from, slices.Clone(ss.recipients), raw)
 	ss.srv.calls.leave()
 	if err != nil {
@@ -136,7 +139,7 @@ func (ss *session) Data(r io.Reader) error {
 
 // Reset forgets the transaction (RSET, a new EHLO, or the end of DATA).
 func (ss *session) Reset() {
-	ss.started, ss.from = false, ""
+	ss.started, ss.from, ss.memo = false, "", nil
 	ss.recipients = nil
 }
 

@@ -27,14 +27,6 @@ func (s *Store) RecordReport(ctx context.Context, work func(tx *Tx) error) error
 	return s.inSharedOnSQLite(ctx, work)
 }
 
-// RecordReceived writes a received email (D75): work inserts it, one row
-// per organization it reached, with its webhook deliveries, in tx. On
-// SQLite concurrent sessions share one fsync, as accepted emails do; a nil
-// error still means the message committed.
-func (s *Store) RecordReceived(ctx context.Context, work func(tx *Tx) error) error {
-	return s.inSharedOnSQLite(ctx, work)
-}
-
 // WebhookFailure is a failed webhook attempt as the use case judged it.
 type WebhookFailure struct {
 	// Delivery is the attempt's delivery, its status, attempts and

@@ -65,6 +65,8 @@ type DNSServer struct {
 	records  map[string]map[uint16][]dns.RR // canonical name -> type -> RRset
 	failures map[string]int                 // canonical name -> rcode
 	queries  []Query
+	// unrecorded stops the query log (StopRecordingQueries).
+	unrecorded bool
 }
 
 // NewDNSServer starts a DNS server on 127.0.0.1 (UDP and TCP on the same
@@ -251,6 +253,17 @@ func (s *DNSServer) Reset() {
 	s.queries = nil
 }
 
+// StopRecordingQueries makes the server answer without recording the
+// questions from now on (Queries and QueryCount then see only the earlier
+// ones): a long benchmark asks millions, and the log would grow the very
+// memory it measures (issue 28).
+func (s *DNSServer) StopRecordingQueries() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.unrecorded = true
+	s.queries = nil
+}
+
 // Queries returns a copy of the questions received so far, in arrival order.
 func (s *DNSServer) Queries() []Query {
 	s.mu.RLock()
@@ -346,7 +359,9 @@ func (s *DNSServer) resolve(q dns.Question, network string) (int, []dns.RR) {
 	key := canonicalNameOrRaw(q.Name)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.queries = append(s.queries, Query{Name: key, Type: q.Qtype, Net: network})
+	if !s.unrecorded {
+		s.queries = append(s.queries, Query{Name: key, Type: q.Qtype, Net: network})
+	}
 
 	if rcode, failing := s.failures[key]; failing {
 		return rcode, nil

@@ -400,3 +400,23 @@ func TestDNSServerConcurrentUpdatesAndQueries(t *testing.T) {
 		t.Fatalf("recorded %d queries, want 80", n)
 	}
 }
+
+// A benchmark that asks millions of questions stops the query log, which
+// would otherwise grow the memory it measures (issue 28); the answers
+// stay the same.
+func TestDNSServerStopRecordingQueries(t *testing.T) {
+	t.Parallel()
+	s := NewDNSServer(t)
+	s.SetTXT("example.com", "v=spf1 -all")
+	exchange(t, s, "udp", "example.com", dns.TypeTXT)
+	s.StopRecordingQueries()
+	for range 3 {
+		reply := exchange(t, s, "udp", "example.com", dns.TypeTXT)
+		if reply.Rcode != dns.RcodeSuccess || len(reply.Answer) != 1 {
+			t.Fatalf("after StopRecordingQueries: rcode %s, %d answers, want the TXT record", dns.RcodeToString[reply.Rcode], len(reply.Answer))
+		}
+	}
+	if n := len(s.Queries()); n != 0 {
+		t.Fatalf("recorded %d queries after StopRecordingQueries, want none", n)
+	}
+}
