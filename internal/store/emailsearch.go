@@ -43,9 +43,12 @@ func (q *Queries) firstEmails(ctx context.Context, f EmailFilter, where string, 
 	if err != nil || len(rows) >= limit {
 		return rows, err
 	}
-	return q.listEmails(ctx, where+" AND emails.rowid IN (SELECT rowid FROM email_search WHERE email_search MATCH ?)",
-		slices.Concat(args, []any{match}), limit)
+	return q.listEmails(ctx, where+searchCondition, slices.Concat(args, []any{match}), limit)
 }
+
+// searchCondition narrows a listing to the candidates of the trigram index
+// for the MATCH expression of trigramMatch.
+const searchCondition = " AND emails.rowid IN (SELECT rowid FROM email_search WHERE email_search MATCH ?)"
 
 // trigramMatch is the FTS5 query the filter's substring terms give the
 // trigram index, "" when none can use it: a term of fewer than three
