@@ -142,9 +142,15 @@ func TestEmailSearchUsesTheTrigramIndex(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		t.Logf("plan:\n%s", plan)
 		uses := regexp.MustCompile(`SCAN email_search VIRTUAL TABLE INDEX|Bitmap Index Scan on emails_search_recipients_trgm`)
 		testserver.Must(t, uses.MatchString(plan), "the search does not use the trigram index:\n%s", plan)
 		if st.Dialect() == store.SQLite {
+			probe, err := st.ExplainEmailProbe(testContext(t), store.EmailFilter{OrgID: org.ID, Mode: carteiro.ModeLive, Recipient: "rare.customer", Limit: 50})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("probe plan:\n%s", probe)
 			testserver.Must(t, regexp.MustCompile(`SEARCH emails USING INTEGER PRIMARY KEY \(rowid=\?\)`).MatchString(plan) &&
 				!regexp.MustCompile(`SCAN emails`).MatchString(plan), "the search reads the emails beyond the index's candidates:\n%s", plan)
 		}

@@ -106,3 +106,12 @@ func (s *Store) ExplainEmailSearch(ctx context.Context, f EmailFilter) (string, 
 	query := `SELECT ` + emailColumns + ` FROM emails WHERE ` + where + ` ORDER BY created_at DESC, id DESC LIMIT ?`
 	return s.explain(ctx, query, append(args, f.Limit+1))
 }
+
+// ExplainEmailProbe is the plan of firstEmails's probe for f on SQLite:
+// the query over the newest emails of the range.
+func (s *Store) ExplainEmailProbe(ctx context.Context, f EmailFilter) (string, error) {
+	where, args := f.where()
+	probe, probeArgs := f.newestInRange(searchProbeRows)
+	query := `SELECT ` + emailColumns + ` FROM emails WHERE ` + where + ` AND emails.rowid IN (` + probe + `) ORDER BY created_at DESC, id DESC LIMIT ?`
+	return s.explain(ctx, query, append(append(args, probeArgs...), f.Limit+1))
+}
