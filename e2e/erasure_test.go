@@ -82,19 +82,6 @@ func TestD78ErasureLeavesNothingOfTheAddress(t *testing.T) {
 		testserver.Must(t, e.To[0] == erasedAddress && e.Subject != nil && *e.Subject == "Your order, "+erasedAddress, "erased email %+v", e)
 		r = ts.Do(t, testserver.Request{Method: "GET", Path: "/v1/product/emails?recipient=person", Key: ts.LiveKey})
 		testserver.Must(t, len(r.JSON(t)["emails"].([]any)) == 0, "still found by recipient: %s", r.Body)
-		r = ts.Do(t, testserver.Request{Method: "GET", Path: "/v1/product/emails?subjectContains=person%40y", Key: ts.LiveKey})
-		testserver.Must(t, len(r.JSON(t)["emails"].([]any)) == 0, "still found by subject: %s", r.Body)
-		// The search's index (issue 26) follows the redaction: the emails
-		// are found by what they now hold.
-		r = ts.Do(t, testserver.Request{Method: "GET", Path: "/v1/product/emails?recipient=erased.invalid", Key: ts.LiveKey})
-		found := map[string]bool{}
-		for _, e := range r.JSON(t)["emails"].([]any) {
-			found[e.(map[string]any)["id"].(string)] = true
-		}
-		testserver.Must(t, len(found) == 2 && found[alone.ID] && found[shared.ID], "redacted emails not found by the erased address: %s", r.Body)
-		r = ts.Do(t, testserver.Request{Method: "GET", Path: "/v1/product/emails?subjectContains=order%2C+erased", Key: ts.LiveKey})
-		bySubject := r.JSON(t)["emails"].([]any)
-		testserver.Must(t, len(bySubject) == 1 && bySubject[0].(map[string]any)["id"] == alone.ID, "redacted subject not found: %s", r.Body)
 
 		// The other recipients' data is intact.
 		e = getEmail(t, ts, ts.LiveKey, shared.ID)

@@ -30,7 +30,7 @@ type EmailFilter struct {
 // larger than the limit, holds the whole group.
 func (q *Queries) ListEmails(ctx context.Context, f EmailFilter) ([]*carteiro.Email, *time.Time, error) {
 	where, args := f.where()
-	rows, err := q.firstEmails(ctx, f, where, args, f.Limit+1)
+	rows, err := q.listEmails(ctx, where, args, f.Limit+1)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -78,25 +78,3 @@ type Flusher = flusher
 func (t *Tx) SharedWrites(key any, mk func() Flusher) Flusher {
 	return t.sharedWrites(key, mk)
 }
-
-// ExplainEmailSearch is the plan of ListEmails's query for f when the
-// trigram index serves it: on SQLite the index path of firstEmails (the
-// one taken when the probe does not fill the page), on PostgreSQL the
-// one query, one line per step.
-func (s *Store) ExplainEmailSearch(ctx context.Context, f EmailFilter) (string, error) {
-	where, args := f.where()
-	if match := f.trigramMatch(); s.dialect == SQLite && match != "" {
-		where, args = where+searchCondition, append(args, match)
-	}
-	query := `SELECT ` + emailColumns + ` FROM emails WHERE ` + where + ` ORDER BY created_at DESC, id DESC LIMIT ?`
-	return s.explain(ctx, query, append(args, f.Limit+1))
-}
-
-// ExplainEmailProbe is the plan of firstEmails's probe for f on SQLite:
-// the query over the newest emails of the range.
-func (s *Store) ExplainEmailProbe(ctx context.Context, f EmailFilter) (string, error) {
-	where, args := f.where()
-	probe, probeArgs := f.newestInRange(searchProbeRows)
-	query := `SELECT ` + emailColumns + ` FROM emails WHERE ` + where + ` AND emails.rowid IN (` + probe + `) ORDER BY created_at DESC, id DESC LIMIT ?`
-	return s.explain(ctx, query, append(append(args, probeArgs...), f.Limit+1))
-}

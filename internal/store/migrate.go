@@ -113,36 +113,18 @@ func (s *Store) Migrate(ctx context.Context) (applied []string, err error) {
 }
 
 // splitStatements cuts a migration file at semicolons that end a line,
-// dropping comment lines. The only procedural code migrations hold are
-// blocks whose own statements end in semicolons: a trigger (CREATE
-// TRIGGER ... BEGIN ... END;) ends at its line END; and a PostgreSQL
-// DO $$ ... $$; block at its line $$; (0024).
+// dropping comment lines. Migrations hold no procedural code.
 func splitStatements(script string) []string {
 	var out []string
 	var cur strings.Builder
-	blockEnd := ""
 	for _, line := range strings.Split(script, "\n") {
 		trimmed := strings.TrimSpace(line)
 		if trimmed == "" || strings.HasPrefix(trimmed, "--") {
 			continue
 		}
-		if cur.Len() == 0 {
-			switch upper := strings.ToUpper(trimmed); {
-			case strings.HasPrefix(upper, "CREATE TRIGGER "):
-				blockEnd = "END;"
-			case strings.HasPrefix(upper, "DO $$"):
-				blockEnd = "$$;"
-			default:
-				blockEnd = ""
-			}
-		}
 		cur.WriteString(line)
 		cur.WriteByte('\n')
-		ends := strings.HasSuffix(trimmed, ";")
-		if blockEnd != "" {
-			ends = strings.EqualFold(trimmed, blockEnd)
-		}
-		if ends {
+		if strings.HasSuffix(trimmed, ";") {
 			out = append(out, strings.TrimSpace(cur.String()))
 			cur.Reset()
 		}

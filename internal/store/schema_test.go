@@ -26,13 +26,11 @@ type schema map[string]map[string]column
 func isRiverTable(name string) bool { return strings.HasPrefix(name, "river_") }
 
 // sqliteSchema reads the tables of a SQLite store from sqlite_master and
-// pragma table_info. The FTS5 table email_search and its shadow tables
-// are SQLite's index of the email log's search (migration 0024), the
-// counterpart of PostgreSQL's trigram indexes, not tables of the model.
+// pragma table_info.
 func sqliteSchema(t *testing.T, st *store.Store) schema {
 	t.Helper()
 	var tables []string
-	rawQuery(t, st, `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\' AND name NOT LIKE 'email\_search%' ESCAPE '\' ORDER BY name`, nil,
+	rawQuery(t, st, `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\' ORDER BY name`, nil,
 		func(scan func(...any) error) error {
 			var name string
 			if err := scan(&name); err != nil {

@@ -85,9 +85,6 @@ func DatabaseURL(t testing.TB, b Backend) string {
 	conn, err := pgx.Connect(ctx, admin)
 	RequireService(t, "PostgreSQL at "+admin, err)
 	defer conn.Close(ctx)
-	if err := SharedTrigramExtension(ctx, conn); err != nil {
-		t.Fatalf("create pg_trgm: %v", err)
-	}
 	schema := "t_" + strings.ToLower(carteiro.RandomBase62(12))
 	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
 		t.Fatalf("create schema: %v", err)
@@ -359,25 +356,4 @@ func Must(t testing.TB, ok bool, format string, args ...any) {
 	if !ok {
 		t.Fatalf("%s", fmt.Sprintf(format, args...))
 	}
-}
-
-// SharedTrigramExtension makes pg_trgm (migration 0024) in the public
-// schema when no schema has it yet. Made by a test's migration instead,
-// it would live in that test's schema, and dropping the schema would drop
-// it with every trigram index of the tests running beside it. The
-// advisory lock lets parallel test processes take turns: two CREATE
-// EXTENSION IF NOT EXISTS at once may both try to create it.
-func SharedTrigramExtension(ctx context.Context, conn *pgx.Conn) error {
-	tx, err := conn.Begin(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback(ctx) //nolint:errcheck // after Commit it does nothing
-	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(7301158)`); err != nil {
-		return err
-	}
-	if _, err := tx.Exec(ctx, `CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public`); err != nil {
-		return err
-	}
-	return tx.Commit(ctx)
 }

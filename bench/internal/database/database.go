@@ -43,13 +43,6 @@ func New(ctx context.Context, store, dir, pgURL, pgParams string) (*Database, er
 	default:
 		return nil, fmt.Errorf("-store: want sqlite or postgres, got %q", store)
 	}
-	// pg_trgm (migration 0024) in public, as the tests make it
-	// (testserver.SharedTrigramExtension): made by the run's migration it
-	// would go with the run's schema, and with the indexes of any run or
-	// test beside it.
-	if err := exec(ctx, pgURL, `SELECT pg_advisory_xact_lock(7301158); CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public`); err != nil {
-		return nil, fmt.Errorf("create pg_trgm (is PostgreSQL running at %s?): %w", pgURL, err)
-	}
 	schema := "bench_" + strings.ToLower(carteiro.RandomBase62(12))
 	if err := exec(ctx, pgURL, "CREATE SCHEMA "+schema); err != nil {
 		return nil, fmt.Errorf("create schema (is PostgreSQL running at %s?): %w", pgURL, err)
