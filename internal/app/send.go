@@ -83,6 +83,12 @@ func (a *App) SendBatch(ctx context.Context, p *Principal, reqs []*SendRequest) 
 			err = budget.take(e)
 		}
 		if err != nil {
+			if IsUnavailable(err) {
+				// D11: with the store down nothing of the batch can be
+				// accepted; the whole request answers 503 and is retried,
+				// as when the commit itself fails, never a 2xx of refusals.
+				return nil, err
+			}
 			items[i].Err = err
 			continue
 		}
